@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the test kernel from the prepared tree.
+#
+#   build.sh [--variant NAME] [FRAGMENT...]
+#
+# The configuration is "make allnoconfig" plus the top-level Kconfig
+# fragment plus any extra FRAGMENT.  The build output lives in
+# $CACHE/build/NAME (default "main"); the bzImage path is printed last.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+variant=main
+if [ "${1:-}" = --variant ]; then
+	variant=$2
+	shift 2
+fi
+frags=("$RFC_TOP/Kconfig" "$@")
+out=$CACHE/build/$variant
+logdir=$CACHE/logs
+mkdir -p "$out" "$logdir" "$CCACHE_DIR"
+[ -d "$TREE/.git" ] || die "no prepared tree in $TREE: run 'make tree'"
+
+kmake() {
+	make -C "$TREE" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
+		KBUILD_BUILD_TIMESTAMP="rfc8797" KBUILD_BUILD_USER=rfc8797 \
+		KBUILD_BUILD_HOST=rfc8797 "$@"
+}
+
+# Reconfigure only when a fragment changed, so that incremental builds
+# stay incremental.
+sum=$(cat "${frags[@]}" | sha256sum | cut -c1-16)
+if [ ! -f "$out/.config" ] || [ "$(cat "$out/.config.frag-sum" 2>/dev/null)" != "$sum" ]; then
+	msg "configuring $variant (allnoconfig + ${frags[*]##*/})"
+	kmake allnoconfig >"$logdir/config-$variant.log" 2>&1
+	"$TREE/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${frags[@]}" \
+		>>"$logdir/config-$variant.log" 2>&1
+	kmake olddefconfig >>"$logdir/config-$variant.log" 2>&1
+	# Every symbol the fragments ask for must have survived olddefconfig.
+	missing=0
+	while IFS= read -r line; do
+		case "$line" in
+		CONFIG_*=n) sym=${line%%=*}
+			if grep -q "^$sym=" "$out/.config"; then
+				echo "fragment wants $line, got $(grep "^$sym=" "$out/.config")" >&2
+				missing=1
+			fi ;;
+		CONFIG_*=*)
+			grep -qxF "$line" "$out/.config" || {
+				echo "fragment wants $line, got: $(grep "^${line%%=*}=" "$out/.config" || echo unset)" >&2
+				missing=1
+			} ;;
+		esac
+	done < <(cat "${frags[@]}")
+	[ "$missing" = 0 ] || die "config fragment not satisfied (see $logdir/config-$variant.log)"
+	echo "$sum" >"$out/.config.frag-sum"
+fi
+
+run_logged "$logdir/build-$variant.log" "building kernel ($variant, -j$JOBS)" \
+	kmake -j"$JOBS" bzImage
+echo "$out/arch/x86/boot/bzImage"

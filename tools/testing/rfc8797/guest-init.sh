@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# PID 1 of a harness guest.  Stage 1 runs on the read-only 9p root: it
+# builds an overlay with a tmpfs upper layer and chroots into it.  Stage 2
+# sets up the system, runs the job from /results/cmd and reboots (QEMU
+# runs with -no-reboot, so that ends the guest).
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8 TERM=${TERM:-linux}
+
+cmdline_arg() {
+	local w
+	for w in $(cat /proc/cmdline); do
+		case "$w" in "$1="*) echo "${w#*=}"; return ;; esac
+	done
+}
+
+if [ "${1:-}" != stage2 ]; then
+	mount -t proc proc /proc
+	mount -t tmpfs -o mode=0755 tmpfs /run
+	mkdir -p /run/ov/upper /run/ov/work /run/ov/root
+	mount -t overlay overlay \
+		-o lowerdir=/,upperdir=/run/ov/upper,workdir=/run/ov/work /run/ov/root
+	umount /proc
+	exec chroot /run/ov/root "$0" stage2
+fi
+
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mkdir -p /dev/pts /dev/shm
+ln -sf /proc/self/fd /dev/fd; ln -sf fd/0 /dev/stdin; ln -sf fd/1 /dev/stdout; ln -sf fd/2 /dev/stderr
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs -o mode=0755 tmpfs /run
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs tmpfs /var/tmp
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mkdir -p /results
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288 results /results
+
+name=$(cmdline_arg rfc8797.name)
+hostname "${name:-guest}"
+echo "127.0.0.1 localhost ${name:-guest}" >/etc/hosts
+ip link set lo up
+
+# A stock Debian kernel: its modules come from the extracted package.
+mods=$(cmdline_arg rfc8797.modules)
+if [ -n "$mods" ]; then
+	mkdir -p "/lib/modules/$(uname -r)"
+	mount --bind "$mods" "/lib/modules/$(uname -r)"
+fi
+
+finish() {
+	dmesg >/results/dmesg.txt 2>/dev/null
+	echo "$1" >/results/rc
+	sync
+	busybox reboot -f
+	sleep 10
+}
+
+read -r cmd </results/cmd
+if [ "$cmd" = shell ]; then
+	echo "rfc8797 guest shell: /results is the host's run folder; exit to power off"
+	setsid -c bash -l </dev/ttyS0 >/dev/ttyS0 2>&1
+	finish 0
+fi
+cd /results || finish 125
+eval "set -- $cmd"
+"$@" </dev/null
+finish $?

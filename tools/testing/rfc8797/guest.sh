@@ -1,0 +1,144 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Run a host script inside a QEMU guest (TCG) that uses the host's userland.
+#
+#   guest.sh [options] SCRIPT [ARGS...]
+#   guest.sh [options] --shell
+#
+#   --kernel ours|stock|PATH  kernel to boot (default: ours, the built bzImage)
+#   --results DIR   writable folder, /results in the guest (default: new
+#                   folder under $CACHE/runs); holds console.log, dmesg.txt, rc
+#   --timeout SEC   hard limit for the whole guest (default 600)
+#   --mem MB, --cpus N     guest size (default 2048, 2)
+#   --append ARGS   extra kernel command line
+#   --net unix:PATH:server|client   a virtio NIC linked only to another
+#                   guest through a unix socket; default: no NIC at all
+#   --mac MAC       MAC address of that NIC
+#   --name NAME     label for the run folder and the console prefix
+#   --quiet         do not copy the console to stdout
+#
+# The guest mounts the host's / read-only over virtio-9p with a tmpfs
+# overlay on top, so every host tool is there and nothing on the host
+# changes.  The script's exit status becomes guest.sh's exit status;
+# 124 means the time limit hit, 125 that the guest died without one.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kernel=ours timeout_s=600 mem=2048 cpus=2 append="" net="" mac="" name=guest
+results="" quiet=0 shell=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) kernel=$2; shift 2 ;;
+	--results) results=$2; shift 2 ;;
+	--timeout) timeout_s=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--cpus) cpus=$2; shift 2 ;;
+	--append) append="$append $2"; shift 2 ;;
+	--net) net=$2; shift 2 ;;
+	--mac) mac=$2; shift 2 ;;
+	--name) name=$2; shift 2 ;;
+	--quiet) quiet=1; shift ;;
+	--shell) shell=1; shift ;;
+	--) shift; break ;;
+	-*) die "unknown option $1" ;;
+	*) break ;;
+	esac
+done
+[ "$shell" = 1 ] || [ $# -ge 1 ] || die "usage: guest.sh [options] SCRIPT [ARGS...] | --shell"
+
+if [ -z "$results" ]; then
+	results=$CACHE/runs/$(date +%Y%m%d-%H%M%S)-$name-$$
+fi
+mkdir -p "$results"
+results=$(cd "$results" && pwd)
+rm -f "$results/rc" "$results/console.log" "$results/dmesg.txt"
+
+# What the guest runs: written to the results folder, read by guest-init.
+{
+	if [ "$shell" = 1 ]; then
+		echo "shell"
+	else
+		script=$(realpath "$1")
+		shift
+		# /tmp, /run and /var/tmp are fresh tmpfs mounts in the guest
+		case "$script" in
+		/tmp/*|/run/*|/var/tmp/*)
+			cp "$script" "$results/job-script"
+			script=/results/job-script ;;
+		esac
+		printf '%q ' "$script" "$@"
+		echo
+	fi
+} >"$results/cmd"
+
+cmdline="console=ttyS0 panic=-1 oops=panic loglevel=4 rfc8797.name=$name"
+cmdline="$cmdline init=$RFC_HARNESS/guest-init.sh"
+initrd=()
+case "$kernel" in
+ours)
+	image=$CACHE/build/main/arch/x86/boot/bzImage
+	[ -f "$image" ] || die "no kernel at $image: run 'make build'"
+	cmdline="$cmdline root=hostroot rootfstype=9p"
+	cmdline="$cmdline rootflags=trans=virtio,version=9p2000.L,msize=524288,cache=loose ro"
+	;;
+stock)
+	"$RFC_HARNESS/stock.sh" >/dev/null
+	image=$CACHE/stock/boot/vmlinuz-$STOCK_KREL
+	initrd=(-initrd "$CACHE/stock/initramfs.cpio.gz")
+	cmdline="$cmdline rfc8797.modules=$CACHE/stock/lib/modules/$STOCK_KREL"
+	;;
+*)
+	image=$kernel
+	[ -f "$image" ] || die "no kernel at $image"
+	cmdline="$cmdline root=hostroot rootfstype=9p"
+	cmdline="$cmdline rootflags=trans=virtio,version=9p2000.L,msize=524288,cache=loose ro"
+	;;
+esac
+# oops=panic: an oops ends the run at once instead of hanging a test.
+cmdline="$cmdline $append"
+
+netargs=(-nic none)
+if [ -n "$net" ]; then
+	IFS=: read -r _ sock role <<<"$net"
+	[ "$role" = server ] && srv=on || srv=off
+	netargs=(-nic none
+		-netdev "stream,id=n0,server=$srv,addr.type=unix,addr.path=$sock"
+		-device "virtio-net-pci,netdev=n0${mac:+,mac=$mac}")
+fi
+
+qemu=(qemu-system-x86_64 -machine q35 -accel tcg,thread=multi -cpu max
+	-m "$mem" -smp "$cpus" -no-reboot -nographic -kernel "$image" "${initrd[@]}"
+	-append "$cmdline"
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+	-virtfs "local,path=$results,mount_tag=results,security_model=none,multidevs=remap"
+	-device virtio-rng-pci
+	"${netargs[@]}")
+
+if [ "$shell" = 1 ]; then
+	"${qemu[@]}" -serial mon:stdio
+	exit 0
+fi
+
+start=$SECONDS
+set +e
+if [ "$quiet" = 1 ]; then
+	timeout -k 5 "$timeout_s" "${qemu[@]}" -serial stdio -monitor none </dev/null \
+		>"$results/console.log" 2>&1
+	qrc=$?
+else
+	timeout -k 5 "$timeout_s" "${qemu[@]}" -serial stdio -monitor none </dev/null 2>&1 |
+		tee "$results/console.log" | sed -u "s/^/[$name] /"
+	qrc=${PIPESTATUS[0]}
+fi
+set -e
+if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	echo "guest $name: time limit of $timeout_s s reached (results: $results)" >&2
+	exit 124
+fi
+if [ ! -f "$results/rc" ]; then
+	echo "guest $name: died without an exit status after $((SECONDS - start)) s, qemu exit $qrc (console: $results/console.log)" >&2
+	exit 125
+fi
+rc=$(cat "$results/rc")
+echo "guest $name: exit $rc after $((SECONDS - start)) s (results: $results)" >&2
+exit "$rc"

@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0
+# Common settings for the rfc8797 harness scripts.  Sourced, not run.
+
+RFC_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+RFC_HARNESS=$RFC_TOP/tools/testing/rfc8797
+
+# The pinned base: Debian's linux-source-6.12 package.
+BASE_PKG_VERSION=6.12.117-1~deb12u1
+BASE_TAG=base-6.12.117-1_deb12u1
+STOCK_KREL=6.12.117+deb12-amd64
+STOCK_IMAGE_PKG=linux-image-$STOCK_KREL-unsigned
+
+CACHE=${RFC8797_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rfc8797}
+TREE=$CACHE/tree
+export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+JOBS=${JOBS:-$(nproc)}
+
+msg() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# run_logged LOG DESC CMD...: run CMD with its output in LOG, print the
+# elapsed time every 30 s and the last line of the log, fail with the
+# log's tail if CMD fails.
+run_logged() {
+	local log=$1 desc=$2 start pid rc
+	shift 2
+	start=$SECONDS
+	msg "$desc (log: $log)"
+	"$@" >"$log" 2>&1 &
+	pid=$!
+	while ! wait_timeout "$pid" 30; do
+		msg "  ... $desc: $((SECONDS - start)) s, $(tail -n 1 "$log" | cut -c1-100)"
+	done
+	wait "$pid"
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		tail -n 40 "$log" >&2
+		die "$desc failed (exit $rc), full log: $log"
+	fi
+	msg "$desc: done in $((SECONDS - start)) s"
+}
+
+# wait_timeout PID SECONDS: true when PID ended within SECONDS
+wait_timeout() {
+	local i
+	for ((i = 0; i < $2; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 1
+	done
+	! kill -0 "$1" 2>/dev/null
+}

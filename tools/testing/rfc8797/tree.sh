@@ -1,0 +1,252 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The prepared kernel tree: a git repository under $CACHE/tree whose
+# history is
+#
+#   base tag   Debian's linux-source-6.12 as shipped (pinned version)
+#   work       one commit per line of patches/series: the patch applied to
+#              upstream files plus the new files (overlays) that line names
+#
+#   tree.sh prepare   create or update the tree from this repository
+#   tree.sh refresh   write the tree's commits back as patches/ + overlays
+#   tree.sh export    git format-patch -s --cover-letter of the series
+#   tree.sh status    show what the tree holds
+#
+# Materialising never rewrites a file whose content did not change, so an
+# incremental kernel build after "prepare" only rebuilds what changed.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+SERIES=$RFC_TOP/patches/series
+STAMP=$TREE/.git/rfc8797-prepared
+# Fixed identity and dates make the prepared commits reproducible: the
+# same repository content always gives the same commit IDs.
+FIXED_DATE="2025-11-14T00:00:00Z"
+
+g() { git -C "$TREE" "$@"; }
+
+ensure_base() {
+	[ -d "$TREE/.git" ] && g rev-parse -q --verify "$BASE_TAG" >/dev/null && return
+	local tarball=/usr/src/linux-source-6.12.tar.xz
+	if [ ! -f "$tarball" ] || ! dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null |
+			grep -qxF "$BASE_PKG_VERSION"; then
+		die "linux-source-6.12=$BASE_PKG_VERSION is not installed (make deps)"
+	fi
+	msg "creating the base tree in $TREE (once per machine, about 1 min)"
+	rm -rf "$TREE" "$CACHE/tree.tmp"
+	mkdir -p "$CACHE/tree.tmp"
+	tar -C "$CACHE/tree.tmp" -xf "$tarball"
+	mv "$CACHE/tree.tmp/linux-source-6.12" "$TREE"
+	rmdir "$CACHE/tree.tmp"
+	g init -q -b work
+	# Debian's top-level .gitignore ignores everything: force the add.
+	g add -f -A . >/dev/null
+	GIT_AUTHOR_NAME="Debian kernel team" GIT_AUTHOR_EMAIL="debian-kernel@lists.debian.org" \
+	GIT_COMMITTER_NAME="rfc8797" GIT_COMMITTER_EMAIL="rfc8797@invalid" \
+	GIT_AUTHOR_DATE=$FIXED_DATE GIT_COMMITTER_DATE=$FIXED_DATE \
+		g commit -q -m "Linux $BASE_PKG_VERSION (Debian linux-source-6.12)"
+	g tag "$BASE_TAG"
+}
+
+# Kernel-path files of this repository that must be named in the series.
+overlay_files() {
+	(cd "$RFC_TOP" && git ls-files -co --exclude-standard -- include net Documentation tools |
+		grep -v '^tools/testing/rfc8797/' || true)
+}
+
+# series_lines: "patch overlay..." without comments and blank lines
+series_lines() {
+	[ -f "$SERIES" ] || return 0
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$SERIES"
+}
+
+# Build the commits in a private index without touching the work tree;
+# print the resulting tip.
+build_commits() {
+	local idx=$TREE/.git/rfc8797-index tmp parent line p f blob mode tree
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' RETURN
+	export GIT_INDEX_FILE=$idx
+	g read-tree "$BASE_TAG"
+	parent=$(g rev-parse "$BASE_TAG^{commit}")
+	local listed=" "
+	while read -r p rest; do
+		[ -f "$RFC_TOP/patches/$p" ] || die "patches/series names a missing patch: $p"
+		git mailinfo "$tmp/msg" "$tmp/diff" <"$RFC_TOP/patches/$p" >"$tmp/info"
+		if grep -q "^diff --git" "$tmp/diff"; then
+			g apply --cached --whitespace=nowarn "$tmp/diff" ||
+				die "patches/$p does not apply: run 'make refresh' from an edited tree, or fix it"
+		fi
+		for f in $rest; do
+			[ -f "$RFC_TOP/$f" ] || die "patches/series: $p names a missing file $f"
+			if [ "$f" = MAINTAINERS ]; then
+				# Our entry, inserted in order into upstream's file
+				g show :MAINTAINERS | maintainers_merge "$RFC_TOP/MAINTAINERS" >"$tmp/M"
+				blob=$(g hash-object -w "$tmp/M")
+				g update-index --cacheinfo "100644,$blob,MAINTAINERS"
+				continue
+			fi
+			blob=$(g hash-object -w "$RFC_TOP/$f")
+			mode=100644
+			[ -x "$RFC_TOP/$f" ] && mode=100755
+			g update-index --add --cacheinfo "$mode,$blob,$f"
+			listed="$listed$f "
+		done
+		tree=$(g write-tree)
+		{
+			sed -n 's/^Subject: //p' "$tmp/info"
+			if [ -s "$tmp/msg" ]; then echo; cat "$tmp/msg"; fi
+		} >"$tmp/commitmsg"
+		parent=$(GIT_AUTHOR_NAME=$(sed -n 's/^Author: //p' "$tmp/info") \
+			GIT_AUTHOR_EMAIL=$(sed -n 's/^Email: //p' "$tmp/info") \
+			GIT_COMMITTER_NAME="rfc8797" GIT_COMMITTER_EMAIL="rfc8797@invalid" \
+			GIT_AUTHOR_DATE=$FIXED_DATE GIT_COMMITTER_DATE=$FIXED_DATE \
+			g commit-tree "$tree" -p "$parent" -F "$tmp/commitmsg")
+	done < <(series_lines)
+	unset GIT_INDEX_FILE
+	while read -r f; do
+		case "$listed" in
+		*" $f "*) ;;
+		*) die "$f is a new kernel file but patches/series does not name it" ;;
+		esac
+	done < <(overlay_files)
+	echo "$parent"
+}
+
+# maintainers_merge ENTRY: upstream MAINTAINERS on stdin, with ENTRY
+# inserted before the first entry whose title sorts after it.
+maintainers_merge() {
+	python3 -c '
+import sys
+entry = open(sys.argv[1]).read().strip("\n").split("\n")
+lines = sys.stdin.read().split("\n")
+start = lines.index("Maintainers List") if "Maintainers List" in lines else 0
+for i in range(start + 1, len(lines)):
+	if lines[i - 1] == "" and lines[i][:1].isalnum() and lines[i].upper() > entry[0].upper() \
+			and i + 1 < len(lines) and lines[i + 1][1:2] == ":":
+		lines[i:i] = entry + [""]
+		break
+else:
+	sys.exit("no place for the MAINTAINERS entry")
+sys.stdout.write("\n".join(lines))
+' "$1"
+}
+
+cmd_prepare() {
+	local new head
+	ensure_base
+	new=$(build_commits)
+	head=$(g rev-parse -q --verify HEAD || true)
+	if [ "$head" = "$new" ]; then
+		msg "tree up to date: $TREE ($(g rev-list --count "$BASE_TAG..$new") patches)"
+		return
+	fi
+	if [ -z "${FORCE:-}" ]; then
+		if ! g diff --quiet HEAD --; then
+			die "$TREE has uncommitted edits: commit them and run 'make refresh', or FORCE=1 to discard"
+		fi
+		if [ -f "$STAMP" ] && [ "$head" != "$(cat "$STAMP")" ]; then
+			die "$TREE has commits not written back: run 'make refresh', or FORCE=1 to discard"
+		fi
+	fi
+	g checkout -q -f -B work "$new"
+	echo "$new" >"$STAMP"
+	msg "tree prepared: $TREE ($(g rev-list --count "$BASE_TAG..$new") patches on $BASE_TAG)"
+}
+
+slug() {
+	printf '%s' "$1" | sed -e 's/[^A-Za-z0-9._]/-/g' -e 's/--*/-/g' -e 's/^-//' | cut -c1-52 |
+		sed -e 's/[-.]*$//'
+}
+
+cmd_refresh() {
+	local c n=0 name added excl f all_added=() out
+	ensure_base
+	g diff --quiet HEAD -- || die "commit your edits in $TREE first (git -C $TREE commit)"
+	# Every file that did not exist in the base is an overlay: it lives at
+	# its path in this repository and is excluded from the patches.
+	mapfile -t all_added < <(g diff --name-only --diff-filter=A "$BASE_TAG" HEAD)
+	excl=(":(exclude)MAINTAINERS")
+	for f in "${all_added[@]}"; do
+		excl+=(":(exclude)$f")
+	done
+	mkdir -p "$RFC_TOP/patches"
+	out=$(mktemp)
+	{
+		echo "# RFC 8797 series on Debian linux-source-6.12 $BASE_PKG_VERSION."
+		echo "# One line per commit: the patch to upstream files, then the new files"
+		echo "# it adds (kept at their kernel paths in this repository)."
+		echo "# Generated by 'make refresh'; edit the tree, not this file."
+	} >"$out"
+	rm -f "$RFC_TOP"/patches/[0-9][0-9][0-9][0-9]-*.patch
+	for c in $(g rev-list --reverse --first-parent "$BASE_TAG..HEAD"); do
+		n=$((n + 1))
+		name=$(printf '%04d-%s.patch' "$n" "$(slug "$(g log -1 --format=%s "$c")")")
+		{
+			g log -1 --format='From: %an <%ae>%nSubject: [PATCH] %s%n%n%b' "$c" | sed -e '${/^$/d}'
+			echo "---"
+			g diff --no-renames "$c^" "$c" -- . "${excl[@]}"
+		} >"$RFC_TOP/patches/$name"
+		added=$(g diff --name-only --diff-filter=A "$c^" "$c" | tr '\n' ' ')
+		if ! g diff --quiet "$c^" "$c" -- MAINTAINERS; then
+			# The entry lives in the top-level MAINTAINERS
+			g diff -U0 "$c^" "$c" -- MAINTAINERS | sed -n -e '/^+++/d' -e 's/^+//p' \
+				>"$RFC_TOP/MAINTAINERS"
+			added="${added}MAINTAINERS "
+		fi
+		echo "$name ${added% }" | sed -e 's/ *$//' >>"$out"
+		for f in ${added/MAINTAINERS/}; do
+			mkdir -p "$(dirname "$RFC_TOP/$f")"
+			g show "HEAD:$f" >"$RFC_TOP/$f"
+			if [ "$(g ls-tree HEAD -- "$f" | cut -c1-6)" = 100755 ]; then
+				chmod +x "$RFC_TOP/$f"
+			fi
+		done
+		for f in $(g diff --name-only --diff-filter=M "$c^" "$c" -- "${all_added[@]:-/dev/null}"); do
+			msg "note: $(g log -1 --format=%s "$c") modifies $f, added by an earlier commit;" \
+				"the repository keeps only its final version"
+		done
+	done
+	mv "$out" "$SERIES"
+	msg "wrote $n patches to patches/ and their new files; now re-preparing the tree"
+	local want have
+	have=$(g rev-parse "HEAD^{tree}")
+	FORCE=1 cmd_prepare
+	want=$(g rev-parse "HEAD^{tree}")
+	[ "$have" = "$want" ] || die "the refreshed series does not reproduce the tree (see the notes above)"
+}
+
+cmd_export() {
+	local dir=${1:-$CACHE/export} cover
+	cmd_prepare
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	g format-patch -q -s --cover-letter --no-signature -o "$dir" "$BASE_TAG..work" >/dev/null
+	cover=$(ls "$dir"/0000-cover-letter.patch)
+	if [ -f "$RFC_TOP/patches/cover-letter" ]; then
+		python3 - "$cover" "$RFC_TOP/patches/cover-letter" <<'PY'
+import sys
+cover, src = sys.argv[1], open(sys.argv[2]).read().split("\n", 1)
+text = open(cover).read()
+text = text.replace("*** SUBJECT HERE ***", src[0].strip())
+text = text.replace("*** BLURB HERE ***", src[1].strip() if len(src) > 1 else "")
+open(cover, "w").write(text)
+PY
+	fi
+	msg "series exported to $dir:"
+	ls "$dir" >&2
+}
+
+cmd_status() {
+	ensure_base
+	echo "tree:   $TREE"
+	echo "base:   $BASE_TAG ($(g rev-parse --short "$BASE_TAG"))"
+	g log --oneline "$BASE_TAG..HEAD"
+	g diff --quiet HEAD -- || echo "(uncommitted edits)"
+}
+
+case "${1:-}" in
+prepare|refresh|status) "cmd_$1" ;;
+export) shift; cmd_export "$@" ;;
+*) echo "usage: $0 prepare|refresh|export [DIR]|status" >&2; exit 2 ;;
+esac
