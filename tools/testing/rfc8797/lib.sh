@@ -14,6 +14,8 @@ CACHE=${RFC8797_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rfc8797}
 TREE=$CACHE/tree
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 JOBS=${JOBS:-$(nproc)}
+# Debian's tools first (the kernel scripts want its python3-ply and -git)
+export PATH=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 
 msg() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

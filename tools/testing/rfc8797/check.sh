@@ -1,0 +1,167 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# "make check": every test of the project, then one summary line
+# "N passed, N failed".  Each stage below adds named results; a stage
+# that cannot run counts as failed, never as skipped.
+#
+#   check.sh [STAGE...]   stages: kunit sparse checkpatch fuzz e2e
+#                         (default: all, in that order)
+#
+# RFC8797_INJECT=checksum|warning makes the end-to-end guest corrupt a
+# file or log a WARNING, to show that the run turns red.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(kunit sparse checkpatch fuzz e2e)
+run=$CACHE/check/$(date +%Y%m%d-%H%M%S)
+mkdir -p "$run"
+results=$run/results.txt
+: >"$results"
+msg "check run folder: $run"
+
+result() {	# result NAME pass|fail [REASON]
+	local name=$1 verdict=$2 reason=${3:-}
+	if [ "$verdict" = pass ]; then
+		echo "PASS $name" >>"$results"
+		echo "PASS $name"
+	else
+		echo "FAIL $name${reason:+: $reason}" >>"$results"
+		echo "FAIL $name${reason:+: $reason}"
+	fi
+}
+
+kmake() {
+	make -C "$TREE" O="$CACHE/build/main" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" "$@"
+}
+
+stage_kunit() {
+	local r=$run/kunit out line
+	if ! "$RFC_HARNESS/guest.sh" --quiet --results "$r" --name kunit --timeout 300 \
+			--append "kunit.enable=1" "$RFC_HARNESS/e2e/noop.sh"; then
+		result kunit-boot fail "guest failed, see $r/console.log"
+		return
+	fi
+	out=$run/kunit-parse.txt
+	python3 "$TREE/tools/testing/kunit/kunit.py" parse "$r/dmesg.txt" >"$out" 2>&1
+	sed -n 's/.*\[\(PASSED\|FAILED\|CRASHED\|SKIPPED\)\] \(.*\)$/\1 \2/p' "$out" |
+	while read -r verdict name; do
+		case "$verdict" in
+		PASSED) result "kunit: $name" pass ;;
+		SKIPPED) result "kunit: $name" fail "skipped (a skipped case is not a pass)" ;;
+		*) result "kunit: $name" fail "$verdict, see $out" ;;
+		esac
+	done
+	line=$(grep -o 'Ran [0-9]* tests.*' "$out" | tail -n 1)
+	msg "kunit: ${line:-no summary}"
+	case "$line" in
+	"Ran 0 tests"*|"") result kunit-ran-tests fail "no KUnit test executed (see $out)" ;;
+	*errors:*) result kunit-ran-tests fail "KTAP errors: $line" ;;
+	*) result kunit-ran-tests pass ;;
+	esac
+}
+
+stage_sparse() {
+	local log=$run/sparse-w1.log n
+	# C=2 checks every file of the directory, W=1 adds the extra warnings
+	kmake C=2 W=1 net/sunrpc/xprtrdma/ >"$log" 2>&1
+	local rc=$?
+	n=$(grep -cE '(warning|error):' "$log")
+	if [ "$rc" -ne 0 ]; then
+		result sparse-w1-xprtrdma fail "build failed, see $log"
+	elif [ "$n" -ne 0 ]; then
+		grep -E '(warning|error):' "$log" | head -n 10
+		result sparse-w1-xprtrdma fail "$n warnings, see $log"
+	else
+		result sparse-w1-xprtrdma pass
+	fi
+	# rebuild the directory without W=1 so the next build is quiet
+	kmake net/sunrpc/xprtrdma/ >/dev/null 2>&1
+}
+
+stage_checkpatch() {
+	local dir=$run/series p out f
+	"$RFC_HARNESS/tree.sh" export "$dir" 2>/dev/null ||
+		{ result checkpatch-export fail "tree.sh export failed"; return; }
+	for p in "$dir"/[0-9][0-9][0-9][0-9]-*.patch; do
+		case "$p" in *0000-cover-letter.patch) continue ;; esac
+		out=$( (cd "$TREE" && ./scripts/checkpatch.pl --strict --no-signoff -q \
+			--ignore FILE_PATH_CHANGES "$p") 2>&1)
+		if [ -z "$out" ]; then
+			result "checkpatch: ${p##*/}" pass
+		else
+			echo "$out" | head -n 20
+			result "checkpatch: ${p##*/}" fail "$(echo "$out" | grep -cE '^(ERROR|WARNING|CHECK)') findings"
+		fi
+	done
+	# kernel-doc on every new kernel source file
+	while read -r f; do
+		case "$f" in *.c|*.h) ;; *) continue ;; esac
+		out=$("$TREE/scripts/kernel-doc" -Wall -none "$RFC_TOP/$f" 2>&1)
+		if [ -z "$out" ]; then
+			result "kernel-doc: $f" pass
+		else
+			echo "$out" | head -n 10
+			result "kernel-doc: $f" fail "$(echo "$out" | wc -l) warnings"
+		fi
+	done < <(sed -e 's/#.*//' "$RFC_TOP/patches/series" | awk '{for (i = 2; i <= NF; i++) print $i}')
+}
+
+stage_fuzz() {
+	local log=$run/fuzz.log
+	if make -C "$RFC_HARNESS/fuzz" run SECONDS="${FUZZ_SECONDS:-60}" >"$log" 2>&1; then
+		result "fuzz: cm_private ${FUZZ_SECONDS:-60} s ($(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{print $2}') execs)" pass
+	else
+		tail -n 20 "$log"
+		result "fuzz: cm_private" fail "see $log"
+	fi
+	if make -C "$RFC_HARNESS/fuzz" check >"$run/fuzz-compile.log" 2>&1; then
+		result "userspace build of cm_private.c (gcc, clang, -Wall -Wextra -Wconversion)" pass
+	else
+		result "userspace build of cm_private.c" fail "see $run/fuzz-compile.log"
+	fi
+}
+
+# e2e_guest NAME SCRIPT ARGS...: run SCRIPT in a guest, import its results
+e2e_guest() {
+	local name=$1 r=$run/$1 rc
+	shift
+	mkdir -p "$r"
+	"$RFC_HARNESS/guest.sh" --quiet --results "$r" --name "$name" --timeout "${E2E_TIMEOUT:-900}" \
+		--append "rfc8797.inject=${RFC8797_INJECT:-}" "$@"
+	rc=$?
+	if [ -f "$r/tests.txt" ]; then
+		while read -r verdict rest; do
+			case "$verdict" in
+			PASS) result "$name: $rest" pass ;;
+			FAIL) result "$name: ${rest%%:*}" fail "${rest#*: }" ;;
+			esac
+		done <"$r/tests.txt"
+	fi
+	if [ "$rc" = 0 ]; then
+		result "$name: guest" pass
+	else
+		result "$name: guest" fail "exit $rc, console: $r/console.log"
+	fi
+}
+
+stage_e2e() {
+	e2e_guest e2e-rxe "$RFC_HARNESS/e2e/nfs-basic.sh" --transport rxe 3 4.0 4.1 4.2
+}
+
+start=$SECONDS
+for s in "${stages[@]}"; do
+	t=$SECONDS
+	msg "=== $s"
+	"stage_$s"
+	msg "=== $s: $((SECONDS - t)) s"
+done
+passed=$(grep -c '^PASS' "$results")
+failed=$(grep -c '^FAIL' "$results")
+msg "all results: $results ($((SECONDS - start)) s)"
+if [ "$failed" -ne 0 ]; then
+	echo "failed tests:"
+	grep '^FAIL' "$results" | sed 's/^/  /'
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install what the harness needs on Debian bookworm (as root).  Quick
+# when everything is already there.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+pkgs=(
+	"linux-source-6.12=$BASE_PKG_VERSION"
+	build-essential flex bison bc libelf-dev libssl-dev dwarves ccache sparse python3 python3-ply python3-git
+	qemu-system-x86 busybox-static cpio xz-utils kmod iproute2
+	rdma-core ibverbs-utils rdmacm-utils librdmacm-dev libibverbs-dev
+	nfs-kernel-server nfs-common rpcbind fio
+	clang libclang-rt-14-dev
+)
+missing=()
+for p in "${pkgs[@]}"; do
+	name=${p%%=*}
+	want=${p#*=}
+	have=$(dpkg-query -W -f='${Status} ${Version}' "$name" 2>/dev/null || true)
+	case "$have" in
+	"install ok installed $want"|"install ok installed "*)
+		[ "$want" = "$p" ] || [ "${have##* }" = "$want" ] || missing+=("$p") ;;
+	*) missing+=("$p") ;;
+	esac
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	[ "$(id -u)" = 0 ] || die "missing packages (${missing[*]}); run as root to install them"
+	msg "installing ${#missing[@]} packages: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >/dev/null
+	apt-get install -y -q --no-install-recommends "${missing[@]}" >"${TMPDIR:-/tmp}/rfc8797-apt.log" 2>&1 ||
+		{ tail -n 20 "${TMPDIR:-/tmp}/rfc8797-apt.log"; die "apt-get install failed"; }
+fi
+# The host's NFS services are not used; the guests start their own.
+exit 0
