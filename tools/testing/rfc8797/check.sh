@@ -146,7 +146,14 @@ e2e_guest() {
 }
 
 stage_e2e() {
+	local t
 	e2e_guest e2e-rxe "$RFC_HARNESS/e2e/nfs-basic.sh" --transport rxe 3 4.0 4.1 4.2
+	# every further in-guest test: e2e/test-NAME.sh, one guest each
+	for t in "$RFC_HARNESS"/e2e/test-*.sh; do
+		[ -f "$t" ] || continue
+		t=${t##*/test-}
+		e2e_guest "e2e-${t%.sh}" "$RFC_HARNESS/e2e/test-$t"
+	done
 }
 
 start=$SECONDS

@@ -12,7 +12,11 @@ STOCK_IMAGE_PKG=linux-image-$STOCK_KREL-unsigned
 
 CACHE=${RFC8797_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rfc8797}
 TREE=$CACHE/tree
-export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+# One compiler cache for every tree; paths are made relative so that a
+# second tree laid out like the first ($X/tree + $X/build/main) hits it.
+export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/rfc8797-ccache}
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-/}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 JOBS=${JOBS:-$(nproc)}
 # Debian's tools first (the kernel scripts want its python3-ply and -git)
 export PATH=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
