@@ -75,6 +75,7 @@ umount_nfs() {
 # The client's RPC-over-RDMA tracepoints, to record what was negotiated
 trace_on() {
 	local t=/sys/kernel/tracing
+	modprobe rpcrdma 2>/dev/null
 	[ -d $t/events/rpcrdma ] || return 0
 	echo 0 >$t/tracing_on
 	: >$t/trace
@@ -93,4 +94,26 @@ trace_dump() {
 DMESG_BAD='BUG:|WARNING:|Oops|KASAN|UBSAN|kernel BUG|possible circular locking|possible recursive locking|INFO: task .* blocked|general protection fault|Call Trace'
 dmesg_clean() {
 	! dmesg | grep -E "$DMESG_BAD"
+}
+
+# Deliberate faults, to show that a test can fail: make check passes
+# RFC8797_INJECT as rfc8797.inject= on the guest's command line.
+INJECT=$(sed -n 's/.*rfc8797\.inject=\([^ ]*\).*/\1/p' /proc/cmdline)
+if [ "$INJECT" = warning ]; then
+	echo "WARNING: CPU: 0 PID: 1 at injected by RFC8797_INJECT=warning" >/dev/kmsg
+fi
+
+# nic_up: the virtio NIC linked to the other guest (stock kernels have
+# virtio_net as a module); prints its name
+nic_up() {
+	local i dev
+	modprobe virtio_net 2>/dev/null
+	for ((i = 0; i < 50; i++)); do
+		dev=$(ls /sys/class/net | grep -vE '^(lo|dummy.*)$' | head -n 1)
+		[ -n "$dev" ] && break
+		sleep 0.2
+	done
+	[ -n "$dev" ] || return 1
+	ip link set "$dev" up
+	echo "$dev"
 }

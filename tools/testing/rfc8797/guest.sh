@@ -103,7 +103,7 @@ if [ -n "$net" ]; then
 	[ "$role" = server ] && srv=on || srv=off
 	netargs=(-nic none
 		-netdev "stream,id=n0,server=$srv,addr.type=unix,addr.path=$sock"
-		-device "virtio-net-pci,netdev=n0${mac:+,mac=$mac}")
+		-device "virtio-net-pci,netdev=n0,romfile=${mac:+,mac=$mac}")
 fi
 
 qemu=(qemu-system-x86_64 -machine q35 -accel tcg,thread=multi -cpu max

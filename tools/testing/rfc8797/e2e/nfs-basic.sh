@@ -58,6 +58,9 @@ for v in "$@"; do
 	cp -r $src/small "$d/small" && sync
 
 	umount_nfs "$mnt" || fail "$t-umount" "umount failed"
+	if [ "$INJECT" = checksum ]; then
+		printf 'X' | dd of="$EXPORT/v$v/big" bs=1 seek=12345 conv=notrunc status=none
+	fi
 	# what the server stored
 	want=$(sha256sum </tmp/expect)
 	got=$(sha256sum <"$EXPORT/v$v/big")

@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Two guests linked only to each other (a unix-socket netdev), one NFS
+# server and one NFS client over soft-RoCE, each booting our kernel or
+# Debian's stock one.
+#
+#   interop.sh [--results DIR] SERVER_KERNEL CLIENT_KERNEL [--server-args "..."] [CLIENT ARGS...]
+#   e.g. interop.sh stock ours --prefix ours-vs-stock 3 4.2
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+results=$CACHE/runs/interop-$(date +%Y%m%d-%H%M%S)-$$
+if [ "${1:-}" = --results ]; then results=$2; shift 2; fi
+skern=$1 ckern=$2
+shift 2
+sargs=""
+if [ "${1:-}" = --server-args ]; then sargs=$2; shift 2; fi
+mkdir -p "$results"
+sock=$results/link.sock
+rm -f "$sock"
+# shellcheck disable=SC2086
+"$RFC_HARNESS/guest.sh" --quiet --kernel "$skern" --name server --results "$results/server" \
+	--net "unix:$sock:server" --mac 52:54:00:12:34:01 --timeout 900 \
+	"$RFC_HARNESS/e2e/interop-server.sh" $sargs &
+spid=$!
+for ((i = 0; i < 60; i++)); do [ -S "$sock" ] && break; sleep 1; done
+"$RFC_HARNESS/guest.sh" --quiet --kernel "$ckern" --name client --results "$results/client" \
+	--net "unix:$sock:client" --mac 52:54:00:12:34:02 --timeout 800 \
+	--append "rfc8797.inject=${RFC8797_INJECT:-}" "$RFC_HARNESS/e2e/interop-client.sh" "$@"
+crc=$?
+wait "$spid"
+src=$?
+echo "interop $skern server (exit $src) / $ckern client (exit $crc): $results"
+[ "$src" = 0 ] && [ "$crc" = 0 ]
