@@ -13,6 +13,7 @@
 #   make export     git format-patch -s --cover-letter of the series
 #   make build      build the kernel only
 #   make kunit      run the KUnit suites only
+#   make interop    the full matrix against Debian's stock kernel, two guests
 #   make fuzz       fuzz the CM Private Data parser (FUZZ_SECONDS, default 600)
 #   make shell      an interactive shell in a guest running our kernel
 #
@@ -24,7 +25,7 @@ CACHE ?= $(or $(RFC8797_CACHE),$(XDG_CACHE_HOME),$(HOME)/.cache)/rfc8797
 FUZZ_SECONDS ?= 600
 export RFC8797_CACHE := $(CACHE)
 
-.PHONY: all demo deps tree build check kunit refresh export fuzz shell
+.PHONY: all demo deps tree build check kunit interop refresh export fuzz shell
 
 all: demo
 
@@ -45,6 +46,9 @@ check: build
 
 kunit: build
 	@$(H)/check.sh kunit
+
+interop: build
+	@$(H)/interop-matrix.sh
 
 refresh:
 	@$(H)/tree.sh refresh

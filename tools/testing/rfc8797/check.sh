@@ -4,7 +4,7 @@
 # "N passed, N failed".  Each stage below adds named results; a stage
 # that cannot run counts as failed, never as skipped.
 #
-#   check.sh [STAGE...]   stages: kunit sparse checkpatch fuzz e2e
+#   check.sh [STAGE...]   stages: kunit sparse checkpatch fuzz e2e interop
 #                         (default: all, in that order)
 #
 # RFC8797_INJECT=checksum|warning makes the end-to-end guest corrupt a
@@ -13,7 +13,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(kunit sparse checkpatch fuzz e2e)
+[ ${#stages[@]} -gt 0 ] || stages=(kunit sparse checkpatch fuzz e2e interop)
 run=$CACHE/check/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$run"
 results=$run/results.txt
@@ -154,6 +154,19 @@ stage_e2e() {
 		t=${t##*/test-}
 		e2e_guest "e2e-${t%.sh}" "$RFC_HARNESS/e2e/test-$t"
 	done
+}
+
+stage_interop() {
+	local f=$run/interop-results.txt
+	: >"$f"
+	"$RFC_HARNESS/interop-matrix.sh" --quick --results-file "$f" >"$run/interop.log" 2>&1
+	while read -r verdict rest; do
+		case "$verdict" in
+		PASS) result "$rest" pass ;;
+		FAIL) result "${rest%%:*}" fail "${rest#*: }" ;;
+		esac
+	done <"$f"
+	[ -s "$f" ] || result interop fail "the matrix ran no cell, see $run/interop.log"
 }
 
 start=$SECONDS
