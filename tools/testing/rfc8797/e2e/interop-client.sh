@@ -10,7 +10,7 @@ FAILED=0 prefix=interop
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--prefix) prefix=$2; shift 2 ;;
-	--no-private-data) echo 0 >/sys/module/rpcrdma/parameters/cm_private 2>/dev/null ||
+	--no-private-data) echo 0 >/sys/module/rpcrdma/parameters/cm_private_data 2>/dev/null ||
 		{ fail "$prefix-client-knob" "this kernel has no switch for its private data"; exit 1; }
 		shift ;;
 	*) break ;;

@@ -9,7 +9,7 @@
 FAILED=0 wait_s=600
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--no-private-data) echo 0 >/sys/module/rpcrdma/parameters/svcrdma_cm_private 2>/dev/null ||
+	--no-private-data) echo 0 >/proc/sys/sunrpc/svc_rdma/cm_private_data 2>/dev/null ||
 		{ fail server-knob "this kernel has no switch for its private data"; exit 1; }
 		shift ;;
 	--wait) wait_s=$2; shift 2 ;;

@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# RFC 8797 client negotiation: for several client-side inline settings
+# (module parameters rpcrdma.max_inline_read/write) against the stock
+# server with svc_rdma max_req_size=$SRV (server advertises send=recv=$SRV),
+# the client's mountstats must show the negotiated min() values
+#   c2s = min(write, SRV), s2c = min(SRV, read)
+# and NFSv3 and NFSv4.2 data must survive with checksums.
+#
+#   test-client-negotiate.sh [SRV]
+. "$(dirname "$0")/../guest-lib.sh"
+
+SRV=${1:-32768}
+P=/sys/module/rpcrdma/parameters
+FAILED=0
+
+# xs MNT N: field N (awk numbering, $1 = "xprt:") of MNT's rdma xprt line
+xs() {
+	awk -v m=" $1 " -v n="$2" '
+		/^device / { cur = index($0, "mounted on" m) > 0 }
+		cur && $1 == "xprt:" && $2 == "rdma" { print $n; exit }
+	' /proc/self/mountstats
+}
+min() { echo $(($1 < $2 ? $1 : $2)); }
+kround() { echo $(($1 / 1024 * 1024)); }
+
+setup_rdma rxe || { fail setup "rdma link add failed"; exit 1; }
+modprobe rpcrdma 2>/dev/null
+echo "$SRV" >/proc/sys/sunrpc/svc_rdma/max_req_size ||
+	{ fail srv-size "cannot set max_req_size=$SRV"; exit 1; }
+start_nfsd || { fail nfsd "nfsd did not start"; exit 1; }
+
+src=/tmp/src
+mkdir -p $src/small
+dd if=/dev/urandom of=$src/big bs=1M count=4 status=none
+for i in $(seq 1 40); do
+	head -c $(( (i * 7919) % 70000 )) /dev/urandom >$src/small/f$i
+done
+sums() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
+
+# write:read pairs the client advertises; the last one is asymmetric
+for cfg in 1024:1024 4096:4096 16384:16384 65536:65536 2048:65536 5000:3000; do
+	w=${cfg%:*} r=${cfg#*:}
+	echo "$w" >$P/max_inline_write && echo "$r" >$P/max_inline_read ||
+		{ fail "cfg-$cfg" "module parameter refused"; continue; }
+	exp_c2s=$(min "$(kround "$w")" "$SRV")
+	exp_s2c=$(min "$SRV" "$(kround "$r")")
+	for v in 3 4.2; do
+		t=srv$SRV-w$w-r$r-nfs$v
+		mnt=/mnt/n$v
+		trace_on rpcrdma/xprtrdma_cm_private
+		mount_nfs "$v" "$mnt" || { fail "$t-mount" "mount failed"; continue; }
+		d=$mnt/$t
+		mkdir -p "$d"
+		cp $src/big "$d/big" && cp -r $src/small "$d/small" && sync
+		got="$(xs "$mnt" 33) $(xs "$mnt" 34) R=$(xs "$mnt" 35)/$(xs "$mnt" 36) st=$(xs "$mnt" 37)"
+		want="$exp_c2s $exp_s2c R=1/0 st=0"
+		[ "$got" = "$want" ] && pass "$t-negotiated" ||
+			fail "$t-negotiated" "mountstats c2s s2c R st: '$got', expected '$want'"
+		trace_dump | grep -o 'xprtrdma_\(cm_private\|inline_thresh\).*' | sort -u
+		umount_nfs "$mnt" || fail "$t-umount" "umount failed"
+		mount_nfs "$v" "$mnt" || { fail "$t-remount" "mount failed"; continue; }
+		a=$(sha256sum <$src/big) b=$(sha256sum <"$d/big")
+		[ "$a" = "$b" ] && diff <(sums $src/small) <(sums "$d/small") >/dev/null &&
+			pass "$t-checksums" || fail "$t-checksums" "data differs"
+		got="$(xs "$mnt" 33) $(xs "$mnt" 34)"
+		[ "$got" = "$exp_c2s $exp_s2c" ] || fail "$t-renegotiated" "got '$got'"
+		umount_nfs "$mnt" || fail "$t-umount2" "umount failed"
+	done
+done
+
+if dmesg_clean >/tmp/bad; then
+	pass dmesg-clean
+else
+	fail dmesg-clean "$(head -c 500 /tmp/bad)"
+fi
+exit $FAILED

@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Reconnect renegotiates: the server is restarted during client I/O with
+# a different svc_rdma max_req_size (larger, then smaller again), and the
+# soft-RoCE device is removed and re-added under I/O.  After each event
+# the client's mountstats must show the new min() values and a higher
+# connect count, the data written during the events must checksum, and
+# dmesg must stay clean.  The client advertises 16 KiB both ways.
+. "$(dirname "$0")/../guest-lib.sh"
+
+P=/sys/module/rpcrdma/parameters
+FAILED=0
+xs() {
+	awk -v m=" $1 " -v n="$2" '
+		/^device / { cur = index($0, "mounted on" m) > 0 }
+		cur && $1 == "xprt:" && $2 == "rdma" { print $n; exit }
+	' /proc/self/mountstats
+}
+
+setup_rdma rxe || { fail setup "rdma link add failed"; exit 1; }
+modprobe rpcrdma 2>/dev/null
+echo 4096 >/proc/sys/sunrpc/svc_rdma/max_req_size
+start_nfsd || { fail nfsd "nfsd did not start"; exit 1; }
+echo 16384 >$P/max_inline_read
+echo 16384 >$P/max_inline_write
+dd if=/dev/urandom of=/tmp/f bs=1M count=8 status=none
+want=$(sha256sum </tmp/f)
+trace_on rpcrdma/xprtrdma_cm_private rpcrdma/xprtrdma_connect
+
+# io MNT TAG: copy /tmp/f in and read it back O_DIRECT, several rounds
+io() {
+	local i
+	for i in 1 2 3 4 5 6; do
+		cp /tmp/f "$1/io-$2-$i" || return 1
+		[ "$(dd if="$1/io-$2-$i" iflag=direct bs=16k status=none | sha256sum)" = "$want" ] ||
+			return 1
+	done
+}
+
+restart_server() {	# SIZE
+	rpc.nfsd 0
+	echo "$1" >/proc/sys/sunrpc/svc_rdma/max_req_size
+	sleep 1
+	rpc.nfsd 4 && echo "rdma $RDMA_PORT" >/proc/fs/nfsd/portlist
+}
+
+relink() {
+	rdma link del rxe0
+	sleep 2
+	rdma link add rxe0 type rxe netdev dummy0
+	# the listener went away with the device: re-create it
+	sleep 1
+	echo "rdma $RDMA_PORT" >/proc/fs/nfsd/portlist 2>/dev/null
+	true
+}
+
+# event NAME ACTION ARG EXPECTED_SIZE
+event() {
+	local t=$1 act=$2 arg=$3 exp=$4 mnt=$5 c0 pid rc got
+	c0=$(xs "$mnt" 5)
+	io "$mnt" "$t" &
+	pid=$!
+	sleep 3
+	$act "$arg" || fail "$t-action" "$act $arg failed"
+	# I/O must finish (bounded) and be correct
+	for ((i = 0; i < 240; i++)); do kill -0 $pid 2>/dev/null || break; sleep 1; done
+	if kill -0 $pid 2>/dev/null; then
+		kill $pid
+		fail "$t-io" "I/O did not finish in 240 s"
+		return
+	fi
+	wait $pid && pass "$t-io-checksums" || fail "$t-io-checksums" "data differs or I/O failed"
+	# one more RPC to make sure we are on the new connection
+	stat "$mnt/." >/dev/null
+	got="$(xs "$mnt" 33) $(xs "$mnt" 34)"
+	[ "$got" = "$exp $exp" ] && pass "$t-renegotiated" ||
+		fail "$t-renegotiated" "c2s s2c '$got', expected '$exp $exp'"
+	[ "$(xs "$mnt" 5)" -gt "$c0" ] && pass "$t-reconnected" ||
+		fail "$t-reconnected" "connect count stayed $c0"
+	log "$t: $(grep 'xprt:.*rdma' /proc/self/mountstats)"
+}
+
+for v in 3 4.2; do
+	mnt=/mnt/c$v
+	mount_nfs "$v" "$mnt" || { fail "nfs$v-mount" "mount failed"; continue; }
+	got="$(xs "$mnt" 33) $(xs "$mnt" 34)"
+	[ "$got" = "4096 4096" ] && pass "nfs$v-initial" || fail "nfs$v-initial" "got '$got'"
+	event "nfs$v-server-grows" restart_server 16384 16384 "$mnt"
+	event "nfs$v-server-shrinks" restart_server 8192 8192 "$mnt"
+	event "nfs$v-relink" relink x 8192 "$mnt"
+	umount_nfs "$mnt" || fail "nfs$v-umount" "umount failed"
+	echo 4096 >/proc/sys/sunrpc/svc_rdma/max_req_size
+done
+trace_dump | grep -o 'xprtrdma_\(cm_private\|inline_thresh\|connect\).*' | tail -n 40
+
+if dmesg_clean >/tmp/bad; then
+	pass dmesg-clean
+else
+	fail dmesg-clean "$(head -c 500 /tmp/bad)"
+fi
+exit $FAILED
