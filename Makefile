@@ -11,6 +11,7 @@
 #   make tree       prepare (or update) the patched tree as a git repository
 #   make refresh    write the tree's commits back to patches/ and overlays
 #   make export     git format-patch -s --cover-letter of the series
+#   make bisect-check  build net/sunrpc at every commit of the series (W=1)
 #   make build      build the kernel only
 #   make kunit      run the KUnit suites only
 #   make interop    the full matrix against Debian's stock kernel, two guests
@@ -25,7 +26,7 @@ CACHE ?= $(or $(RFC8797_CACHE),$(XDG_CACHE_HOME),$(HOME)/.cache)/rfc8797
 FUZZ_SECONDS ?= 600
 export RFC8797_CACHE := $(CACHE)
 
-.PHONY: all demo deps tree build check kunit interop refresh export fuzz shell
+.PHONY: all demo deps tree build check kunit interop bisect-check refresh export fuzz shell
 
 all: demo
 
@@ -46,6 +47,9 @@ check: build
 
 kunit: build
 	@$(H)/check.sh kunit
+
+bisect-check: tree
+	@$(H)/tree.sh bisect
 
 interop: build
 	@$(H)/interop-matrix.sh

@@ -11,6 +11,7 @@
 #   tree.sh refresh   write the tree's commits back as patches/ + overlays
 #   tree.sh export    git format-patch -s --cover-letter of the series
 #   tree.sh status    show what the tree holds
+#   tree.sh bisect    build net/sunrpc at every commit of the series
 #
 # Materialising never rewrites a file whose content did not change, so an
 # incremental kernel build after "prepare" only rebuilds what changed.
@@ -237,6 +238,27 @@ PY
 	ls "$dir" >&2
 }
 
+# Build every commit of the series on its own (net/sunrpc and
+# everything the commit touches outside it): each patch must build.
+cmd_bisect() {
+	local c n=0 bad=0 log=$CACHE/logs/bisect.log
+	cmd_prepare
+	: >"$log"
+	for c in $(g rev-list --reverse "$BASE_TAG..work"); do
+		n=$((n + 1))
+		g checkout -q "$c"
+		if make -C "$TREE" O="$CACHE/build/main" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
+				-j"$JOBS" W=1 net/sunrpc/ >>"$log" 2>&1; then
+			echo "builds: $n $(g log -1 --format=%s "$c")"
+		else
+			echo "BROKEN: $n $(g log -1 --format=%s "$c") (see $log)"
+			bad=1
+		fi
+	done
+	g checkout -q work
+	return $bad
+}
+
 cmd_status() {
 	ensure_base
 	echo "tree:   $TREE"
@@ -246,7 +268,7 @@ cmd_status() {
 }
 
 case "${1:-}" in
-prepare|refresh|status) "cmd_$1" ;;
+prepare|refresh|status|bisect) "cmd_$1" ;;
 export) shift; cmd_export "$@" ;;
-*) echo "usage: $0 prepare|refresh|export [DIR]|status" >&2; exit 2 ;;
+*) echo "usage: $0 prepare|refresh|export [DIR]|status|bisect" >&2; exit 2 ;;
 esac
