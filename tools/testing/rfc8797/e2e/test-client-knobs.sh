@@ -7,14 +7,14 @@
 # for itself (1 KiB both ways, no R) and NFS still works; with
 # remote_invalidation=N the R bit is not offered.
 #
-# A server with its CM Private Data turned off needs a server knob that
-# does not exist yet: set SVC_PRIVATE_KNOB to its path to enable that
-# case (the client must then see status 1 = absent and 1 KiB both ways).
+# With the server's CM Private Data turned off (svc_rdma sysctl
+# cm_private_data=0) the client must see status 1 = absent and 1 KiB
+# both ways.
 . "$(dirname "$0")/../guest-lib.sh"
 
 P=/sys/module/rpcrdma/parameters
 FAILED=0
-SVC_PRIVATE_KNOB=${SVC_PRIVATE_KNOB:-}
+SVC_PRIVATE_KNOB=/proc/sys/sunrpc/svc_rdma/cm_private_data
 xs() {
 	awk -v m=" $1 " -v n="$2" '
 		/^device / { cur = index($0, "mounted on" m) > 0 }
@@ -35,7 +35,7 @@ for k in max_inline_read max_inline_write; do
 			fail "param-$k-refuses-'$bad'" "accepted"
 		elif [ "$(cat $P/$k)" != "$old" ]; then
 			fail "param-$k-refuses-'$bad'" "value changed to $(cat $P/$k)"
-		elif ! dmesg | grep -q "rpcrdma: $k must be between 1024 and 262144"; then
+		elif ! dmesg | grep -q "rpcrdma.$k must be between 1024 and 262144"; then
 			fail "param-$k-refuses-'$bad'" "no message: $(dmesg | tail -n 2)"
 		else
 			pass "param-$k-refuses-'$bad'"
@@ -55,7 +55,7 @@ done
 for k in remote_invalidation cm_private_data; do
 	dmesg -C
 	! echo maybe >$P/$k 2>/dev/null && [ "$(cat $P/$k)" = Y ] &&
-		dmesg | grep -q "rpcrdma: $k must be a boolean" &&
+		dmesg | grep -q "rpcrdma.$k must be a boolean" &&
 		pass "param-$k-refuses-junk" || fail "param-$k-refuses-junk" "accepted or silent"
 done
 
@@ -92,12 +92,11 @@ echo Y >$P/remote_invalidation
 echo N >$P/cm_private_data
 run_case no-private-data "1024 1024 0 0 0"
 echo Y >$P/cm_private_data
-if [ -n "$SVC_PRIVATE_KNOB" ]; then
-	echo N >"$SVC_PRIVATE_KNOB"
+if echo 0 >"$SVC_PRIVATE_KNOB"; then
 	run_case server-no-private-data "1024 1024 1 0 1"
-	echo Y >"$SVC_PRIVATE_KNOB"
+	echo 1 >"$SVC_PRIVATE_KNOB"
 else
-	log "server-no-private-data: skipped (set SVC_PRIVATE_KNOB)"
+	fail server-no-private-data "cannot write $SVC_PRIVATE_KNOB"
 fi
 trace_dump | grep -o 'xprtrdma_\(cm_private\|inline_thresh\).*' | sort | uniq -c
 

@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In-guest test of Send With Invalidate on the server (RFC 8797 4.1):
+#  - R on both sides: small O_DIRECT reads (4k..64k, each with one Write
+#    chunk) and writes get replies posted with Send With Invalidate;
+#    the global and per-connection counters grow and agree with the
+#    server's svcrdma_post_send tracepoint (inv_rkey != 0).
+#  - R off on the server (remote_invalidation=0), and no server private
+#    data at all (cm_private_data=0): zero Send With Invalidate posted.
+# The upstream client in this tree always sets R, so "R off on the
+# client" is exercised only if CLIENT_R_OFF names a file and value that
+# turn it off (e.g. CLIENT_R_OFF=/sys/module/rpcrdma/parameters/x=0).
+. "$(dirname "$0")/../guest-lib.sh"
+
+FAILED=0
+SYS=/proc/sys/sunrpc/svc_rdma
+CONNS=/proc/net/rpc/svc_rdma_connections
+MNT=/mnt/ri
+
+setup_rdma rxe || { fail srv-rinv-setup "rdma link add failed"; exit 1; }
+start_nfsd || { fail srv-rinv-nfsd "nfsd did not start"; exit 1; }
+echo 4096 >/proc/sys/sunrpc/rdma_max_inline_read
+echo 4096 >/proc/sys/sunrpc/rdma_max_inline_write
+dd if=/dev/urandom of=$EXPORT/data bs=64k count=16 status=none
+want=$(sha256sum <$EXPORT/data)
+
+field() { echo " $2" | grep -o " $1=[^ ]*" | head -1 | cut -d= -f2; }
+wait_no_conns() {
+	local i
+	for i in $(seq 1 40); do
+		[ -z "$(cat $CONNS)" ] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+# workload: O_DIRECT reads and writes of 4k..64k, then a checksum
+workload() {
+	local bs
+	for bs in 4k 8k 16k 32k 64k; do
+		timeout 120 dd if=$MNT/data of=/dev/null bs=$bs count=8 iflag=direct status=none || return 1
+		timeout 120 dd if=/dev/zero of=$MNT/w-$bs bs=$bs count=4 oflag=direct status=none || return 1
+	done
+	[ "$(timeout 120 dd if=$MNT/data bs=16k iflag=direct status=none | sha256sum)" = "$want" ]
+}
+
+# run_case NAME REMOTE_INV PRIVDATA EXPECT(inv|none) [CLIENT_KNOB=VAL]
+run_case() {
+	local t=srv-rinv-$1 rinv=$2 priv=$3 expect=$4 knob=${5:-}
+	local g0 g1 p0 p1 line inv plain tinv
+	wait_no_conns || fail "$t-idle" "old connection still listed"
+	echo "$rinv" >$SYS/remote_invalidation
+	echo "$priv" >$SYS/cm_private_data
+	[ -n "$knob" ] && echo "${knob#*=}" >"${knob%=*}"
+	trace_on rpcrdma/svcrdma_post_send rpcrdma/svcrdma_cm_private
+	g0=$(cat $SYS/rdma_stat_send_inv) p0=$(cat $SYS/rdma_stat_send_plain)
+	mount_nfs 3 $MNT || { fail "$t" "mount failed"; return; }
+	workload && pass "$t-io" || fail "$t-io" "O_DIRECT I/O or checksum failed"
+	line=$(cat $CONNS)
+	umount_nfs $MNT || fail "$t-umount" "umount failed"
+	g1=$(cat $SYS/rdma_stat_send_inv) p1=$(cat $SYS/rdma_stat_send_plain)
+	inv=$(field send_inv "$line") plain=$(field send_plain "$line")
+	tinv=$(trace_dump | grep svcrdma_post_send | grep -vc 'inv_rkey=0x00000000')
+	log "$t: $line"
+	log "$t: global send_inv +$((g1 - g0)) send_plain +$((p1 - p0)), traced SWI $tinv"
+	case $expect in
+	inv)
+		if [ "$(field r "$line")" = 1 ] && [ "$inv" -gt 0 ] &&
+		   [ $((g1 - g0)) -ge "$inv" ] && [ "$tinv" -ge "$inv" ]; then
+			pass "$t-send-inv-used"
+		else
+			fail "$t-send-inv-used" "r=$(field r "$line") conn send_inv=$inv global +$((g1 - g0)) traced $tinv"
+		fi
+		;;
+	none)
+		if [ "$(field r "$line")" = 0 ] && [ "$inv" = 0 ] &&
+		   [ $((g1 - g0)) = 0 ] && [ "$tinv" = 0 ] && [ "$plain" -gt 0 ]; then
+			pass "$t-no-send-inv"
+		else
+			fail "$t-no-send-inv" "r=$(field r "$line") conn send_inv=$inv plain=$plain global +$((g1 - g0)) traced $tinv"
+		fi
+		;;
+	esac
+}
+
+run_case both-on       1 1 inv
+run_case server-off    0 1 none
+run_case no-privdata   1 0 none
+run_case both-on-again 1 1 inv
+if [ -n "${CLIENT_R_OFF:-}" ]; then
+	run_case client-off 1 1 none "$CLIENT_R_OFF"
+else
+	log "client R off not tested: the client in this tree always sets R"
+fi
+echo 1 >$SYS/remote_invalidation
+echo 1 >$SYS/cm_private_data
+
+dmesg_clean >/tmp/bad && pass srv-rinv-dmesg-clean ||
+	fail srv-rinv-dmesg-clean "$(head -c 500 /tmp/bad)"
+exit $FAILED

@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In-guest test of the server side of RFC 8797: for several client and
+# server configurations, the thresholds the server negotiated (read from
+# /proc/net/rpc/svc_rdma_connections) must equal the min() rules
+#   c2s = min(client send, server receive)
+#   s2c = min(server send, client receive)
+# and must agree with what the client negotiated (xprtrdma_inline_thresh).
+# Also: out-of-range knob values are refused with a message, and with
+# cm_private_data=0 the server sends nothing and both peers use the
+# RFC 8166 defaults for the server.
+. "$(dirname "$0")/../guest-lib.sh"
+
+FAILED=0
+MNT=/mnt/sz
+SYS=/proc/sys/sunrpc/svc_rdma
+CONNS=/proc/net/rpc/svc_rdma_connections
+
+setup_rdma rxe || { fail srv-sizes-setup "rdma link add failed"; exit 1; }
+start_nfsd || { fail srv-sizes-nfsd "nfsd did not start"; exit 1; }
+[ -r $CONNS ] && pass srv-sizes-procfile || { fail srv-sizes-procfile "$CONNS missing"; exit 1; }
+
+# field NAME LINE: the value of NAME=value in LINE
+field() { echo " $2" | grep -o " $1=[^ ]*" | head -1 | cut -d= -f2; }
+
+wait_no_conns() {
+	local i
+	for i in $(seq 1 40); do
+		[ -z "$(cat $CONNS)" ] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+min() { [ "$1" -lt "$2" ] && echo "$1" || echo "$2"; }
+
+# run_case NAME CLIENT_READ CLIENT_WRITE SERVER_REQ SERVER_SEND PRIVDATA
+run_case() {
+	local name=srv-sizes-$1 cr=$2 cw=$3 sreq=$4 ssend=$5 priv=${6:-1}
+	local line want_c2s want_s2c sr ss out
+	wait_no_conns || fail "$name-idle" "old connection still listed: $(cat $CONNS)"
+	echo "$cr" >/proc/sys/sunrpc/rdma_max_inline_read
+	echo "$cw" >/proc/sys/sunrpc/rdma_max_inline_write
+	echo "$sreq" >$SYS/max_req_size || { fail "$name" "cannot set max_req_size=$sreq"; return; }
+	echo "$ssend" >$SYS/max_send_size || { fail "$name" "cannot set max_send_size=$ssend"; return; }
+	echo "$priv" >$SYS/cm_private_data
+	trace_on rpcrdma/svcrdma_cm_private
+	if ! mount_nfs 3 $MNT; then
+		fail "$name" "mount failed"
+		return
+	fi
+	# a little traffic through the negotiated thresholds
+	out=$(ls -la $MNT/ 2>&1 >/dev/null; dd if=/dev/urandom of=$MNT/f-$1 bs=64k count=4 status=none 2>&1)
+	[ -z "$out" ] || fail "$name-io" "$out"
+	line=$(cat $CONNS)
+	log "$name: $line"
+	if [ "$(echo "$line" | grep -c .)" != 1 ]; then
+		fail "$name" "expected one connection, got: $line"
+		umount_nfs $MNT
+		return
+	fi
+	if [ "$priv" = 1 ]; then
+		sr=$sreq
+		ss=$ssend; [ "$ss" = 0 ] && ss=$sreq
+	else
+		sr=1024 ss=1024
+	fi
+	want_c2s=$(min "$cw" "$sr")
+	want_s2c=$(min "$ss" "$cr")
+	if [ "$(field status "$line")" = found ] &&
+	   [ "$(field client_send "$line")" = "$cw" ] &&
+	   [ "$(field client_recv "$line")" = "$cr" ] &&
+	   [ "$(field server_send "$line")" = "$ss" ] &&
+	   [ "$(field server_recv "$line")" = "$sr" ] &&
+	   [ "$(field c2s "$line")" = "$want_c2s" ] &&
+	   [ "$(field s2c "$line")" = "$want_s2c" ] &&
+	   [ "$(field server_sent "$line")" = "$priv" ]; then
+		pass "$name"
+	else
+		fail "$name" "want c2s=$want_c2s s2c=$want_s2c server $ss/$sr client $cw/$cr sent=$priv; got $line"
+	fi
+	# the client's view must agree (send = c2s, recv = s2c)
+	if trace_dump | grep -q "xprtrdma_inline_thresh.*neg send/recv=$want_c2s/$want_s2c,"; then
+		pass "$name-client-agrees"
+	else
+		fail "$name-client-agrees" "$(trace_dump | grep -o 'xprtrdma_inline_thresh.*' | head -2)"
+	fi
+	if trace_dump | grep -q "svcrdma_cm_private.*status=found .*c2s=$want_c2s s2c=$want_s2c"; then
+		pass "$name-tracepoint"
+	else
+		fail "$name-tracepoint" "$(trace_dump | grep -o 'svcrdma_cm_private.*' | head -2)"
+	fi
+	umount_nfs $MNT || fail "$name-umount" "umount failed"
+}
+
+#        name       c.read c.write s.req  s.send priv
+run_case 1k         1024   1024    4096   0
+run_case 4k         4096   4096    4096   0
+run_case 16k        16384  16384   16384  0
+run_case 64k        65536  65536   65536  0
+run_case asym-a     1024   16384   8192   32768
+run_case asym-b     65536  2048    65536  4096
+run_case srv-1k     16384  16384   1024   1024
+run_case nopriv     16384  16384   16384  0     0
+echo 1 >$SYS/cm_private_data
+
+# out-of-range values are refused, with a message, and change nothing
+echo 4096 >$SYS/max_req_size
+for kv in max_req_size=512 max_req_size=70000 max_send_size=1000 \
+	  remote_invalidation=2 cm_private_data=7; do
+	k=${kv%=*} v=${kv#*=}
+	old=$(cat $SYS/$k)
+	before=$(dmesg | wc -l)
+	if echo "$v" >$SYS/$k 2>/dev/null; then
+		fail "srv-sizes-refuse-$k-$v" "value accepted"
+	elif [ "$(cat $SYS/$k)" != "$old" ]; then
+		fail "srv-sizes-refuse-$k-$v" "value changed to $(cat $SYS/$k)"
+	elif ! dmesg | tail -n +$((before + 1)) | grep -q "svcrdma: $k: $v refused"; then
+		fail "srv-sizes-refuse-$k-$v" "no message: $(dmesg | tail -2)"
+	else
+		pass "srv-sizes-refuse-$k-$v"
+	fi
+done
+echo 0 >$SYS/max_send_size && pass srv-sizes-send-size-zero-ok ||
+	fail srv-sizes-send-size-zero-ok "0 refused"
+
+dmesg_clean >/tmp/bad && pass srv-sizes-dmesg-clean ||
+	fail srv-sizes-dmesg-clean "$(head -c 500 /tmp/bad)"
+exit $FAILED

@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In-guest test: a client that advertises a 1 KiB Receive size
+# (rdma_max_inline_read=1024) against a server configured for 16 KiB.
+# The server must negotiate s2c=1024 and never Send more: no Receive
+# length error on the client (tracepoints, dmesg), large READDIR
+# (ls -l of 2000 files) and GETATTR-heavy workloads work, checksums pass,
+# for NFSv3 and NFSv4.2.
+. "$(dirname "$0")/../guest-lib.sh"
+
+FAILED=0
+SYS=/proc/sys/sunrpc/svc_rdma
+CONNS=/proc/net/rpc/svc_rdma_connections
+NFILES=2000
+
+setup_rdma rxe || { fail srv-small-setup "rdma link add failed"; exit 1; }
+echo 16384 >$SYS/max_req_size
+echo 16384 >$SYS/max_send_size
+start_nfsd || { fail srv-small-nfsd "nfsd did not start"; exit 1; }
+echo 1024 >/proc/sys/sunrpc/rdma_max_inline_read
+echo 16384 >/proc/sys/sunrpc/rdma_max_inline_write
+
+field() { echo " $2" | grep -o " $1=[^ ]*" | head -1 | cut -d= -f2; }
+
+# the files, made on the server's side of the export
+mkdir -p $EXPORT/many
+for i in $(seq 1 $NFILES); do
+	echo "file $i $(head -c $((i % 97)) /dev/zero | tr '\0' x)" >$EXPORT/many/entry-with-a-long-name-$i
+done
+dd if=/dev/urandom of=$EXPORT/blob bs=1k count=777 status=none
+(cd $EXPORT/many && ls -l --time-style=+ | sort) >/tmp/ls.expect
+(cd $EXPORT/many && cat * | sha256sum) >/tmp/cat.expect
+sha256sum <$EXPORT/blob >/tmp/blob.expect
+
+for v in 3 4.2; do
+	t=srv-small-nfs$v
+	mnt=/mnt/small$v
+	trace_on rpcrdma/xprtrdma_wc_receive rpcrdma/xprtrdma_reply_rqst_err \
+		 rpcrdma/xprtrdma_err_chunk rpcrdma/svcrdma_cm_private \
+		 rpcrdma/svcrdma_err_chunk
+	if ! mount_nfs $v $mnt; then
+		fail "$t-mount" "mount failed"
+		continue
+	fi
+	line=$(grep . $CONNS | tail -1)
+	log "$t: $line"
+	[ "$(field s2c "$line")" = 1024 ] && [ "$(field c2s "$line")" = 16384 ] &&
+		pass "$t-negotiated" ||
+		fail "$t-negotiated" "want c2s=16384 s2c=1024: $line"
+	d=$mnt
+
+	# large READDIR(PLUS) through ls -l
+	if (cd $d/many && timeout 300 ls -l --time-style=+ | sort) >/tmp/ls.got 2>/tmp/ls.err &&
+	   diff /tmp/ls.expect /tmp/ls.got >/tmp/ls.diff; then
+		pass "$t-ls-l-$NFILES"
+	else
+		fail "$t-ls-l-$NFILES" "$(head -c 300 /tmp/ls.err /tmp/ls.diff)"
+	fi
+	# GETATTR-heavy: stat every file, twice, without the attribute cache
+	if timeout 300 find $d/many -type f -exec stat -c '%s %n' {} + >/tmp/st1 &&
+	   [ "$(wc -l </tmp/st1)" = $NFILES ]; then
+		pass "$t-stat-all"
+	else
+		fail "$t-stat-all" "$(wc -l </tmp/st1) lines"
+	fi
+	# contents
+	got=$(cd $d/many && timeout 300 cat * | sha256sum)
+	[ "$got" = "$(cat /tmp/cat.expect)" ] && pass "$t-small-checksums" ||
+		fail "$t-small-checksums" "got $got"
+	got=$(timeout 120 sha256sum <$d/blob)
+	[ "$got" = "$(cat /tmp/blob.expect)" ] && pass "$t-read-checksum" ||
+		fail "$t-read-checksum" "got $got"
+	dd if=/dev/urandom of=/tmp/w bs=1k count=300 status=none
+	cp /tmp/w $d/w$v && sync
+	[ "$(sha256sum <$EXPORT/w$v)" = "$(sha256sum </tmp/w)" ] &&
+		pass "$t-write-checksum" || fail "$t-write-checksum" "mismatch"
+	umount_nfs $mnt || fail "$t-umount" "umount failed"
+
+	# no Receive on the client completed with an error, no ERR_CHUNK
+	if trace_dump | grep -E 'xprtrdma_wc_receive' | grep -Ev 'status=SUCCESS|FLUSHED|WR_FLUSH' >/tmp/rerr; [ -s /tmp/rerr ]; then
+		fail "$t-no-recv-error" "$(head -c 400 /tmp/rerr)"
+	else
+		pass "$t-no-recv-error"
+	fi
+	# and no Receive carried more than the client's 1 KiB buffer
+	max=$(trace_dump | grep -o 'xprtrdma_wc_receive.*received=[0-9]*' |
+	      sed 's/.*received=//' | sort -n | tail -1)
+	log "$t: largest message the client received: ${max:-none} octets"
+	[ -n "$max" ] && [ "$max" -le 1024 ] && pass "$t-recv-le-1k" ||
+		fail "$t-recv-le-1k" "largest Receive ${max:-none} > 1024"
+	n=$(trace_dump | grep -c 'xprtrdma_wc_receive')
+	log "$t: $n client Receive completions traced"
+	[ "$n" -gt 100 ] || fail "$t-traced" "only $n Receive completions traced"
+	if trace_dump | grep -E 'err_chunk|reply_rqst_err' >/tmp/echunk; then
+		fail "$t-no-err-chunk" "$(head -c 400 /tmp/echunk)"
+	else
+		pass "$t-no-err-chunk"
+	fi
+done
+
+if dmesg | grep -Ei 'length error|LOC_LEN|rpcrdma.*(error|fail)' >/tmp/derr; then
+	fail srv-small-dmesg-rdma "$(head -c 400 /tmp/derr)"
+else
+	pass srv-small-dmesg-rdma
+fi
+dmesg_clean >/tmp/bad && pass srv-small-dmesg-clean ||
+	fail srv-small-dmesg-clean "$(head -c 500 /tmp/bad)"
+exit $FAILED
