@@ -85,7 +85,7 @@ run_case() {
 }
 
 trace_on rpcrdma/xprtrdma_cm_private
-run_case default "4096 4096 1 0 0"
+run_case default "4096 4096 1 1 0"
 echo N >$P/remote_invalidation
 run_case no-remote-inv "4096 4096 0 0 0"
 echo Y >$P/remote_invalidation

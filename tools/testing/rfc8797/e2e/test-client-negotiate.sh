@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # RFC 8797 client negotiation: for several client-side inline settings
-# (module parameters rpcrdma.max_inline_read/write) against the stock
-# server with svc_rdma max_req_size=$SRV (server advertises send=recv=$SRV),
+# (module parameters rpcrdma.max_inline_read/write) against our
+# server with svc_rdma max_req_size=$SRV (it advertises send=recv=$SRV and R),
 # the client's mountstats must show the negotiated min() values
 #   c2s = min(write, SRV), s2c = min(SRV, read)
 # and NFSv3 and NFSv4.2 data must survive with checksums.
@@ -54,7 +54,7 @@ for cfg in 1024:1024 4096:4096 16384:16384 65536:65536 2048:65536 5000:3000; do
 		mkdir -p "$d"
 		cp $src/big "$d/big" && cp -r $src/small "$d/small" && sync
 		got="$(xs "$mnt" 33) $(xs "$mnt" 34) R=$(xs "$mnt" 35)/$(xs "$mnt" 36) st=$(xs "$mnt" 37)"
-		want="$exp_c2s $exp_s2c R=1/0 st=0"
+		want="$exp_c2s $exp_s2c R=1/1 st=0"
 		[ "$got" = "$want" ] && pass "$t-negotiated" ||
 			fail "$t-negotiated" "mountstats c2s s2c R st: '$got', expected '$want'"
 		trace_dump | grep -o 'xprtrdma_\(cm_private\|inline_thresh\).*' | sort -u
