@@ -32,8 +32,8 @@ ln -sf /proc/self/fd /dev/fd; ln -sf fd/0 /dev/stdin; ln -sf fd/1 /dev/stdout; l
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 mount -t tmpfs -o mode=0755 tmpfs /run
-mount -t tmpfs -o mode=1777 tmpfs /tmp
-mount -t tmpfs tmpfs /var/tmp
+# /tmp and /var/tmp stay on the overlay (writable, backed by tmpfs): a
+# tmpfs mounted there would hide a checkout of this harness under /tmp.
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mkdir -p /results
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288 results /results

@@ -60,9 +60,9 @@ rm -f "$results/rc" "$results/console.log" "$results/dmesg.txt"
 	else
 		script=$(realpath "$1")
 		shift
-		# /tmp, /run and /var/tmp are fresh tmpfs mounts in the guest
+		# /run is a fresh tmpfs in the guest
 		case "$script" in
-		/tmp/*|/run/*|/var/tmp/*)
+		/run/*)
 			cp "$script" "$results/job-script"
 			script=/results/job-script ;;
 		esac
