@@ -44,7 +44,9 @@ stage_kunit() {
 	fi
 	out=$run/kunit-parse.txt
 	python3 "$TREE/tools/testing/kunit/kunit.py" parse "$r/dmesg.txt" >"$out" 2>&1
+	# one result per case; the suite lines ("name =====") only summarise
 	sed -n 's/.*\[\(PASSED\|FAILED\|CRASHED\|SKIPPED\)\] \(.*\)$/\1 \2/p' "$out" |
+	grep -v '=$' |
 	while read -r verdict name; do
 		case "$verdict" in
 		PASSED) result "kunit: $name" pass ;;
