@@ -72,6 +72,17 @@ umount_nfs() {
 	timeout 60 umount "$1" || timeout 30 umount -f "$1"
 }
 
+# xs MNT N: field N (awk numbering, $1 = "xprt:") of the rdma xprt line
+# of MNT in /proc/self/mountstats.  Fields 30-37 are RFC 8797's: replies
+# with remote invalidation, of those not negotiated, rkey mismatches,
+# c2s, s2c, R offered, R negotiated, parse status; 27 is LOCAL_INVs.
+xs() {
+	awk -v m=" $1 " -v n="$2" '
+		/^device / { cur = index($0, "mounted on" m) > 0 }
+		cur && $1 == "xprt:" && $2 == "rdma" { print $n; exit }
+	' /proc/self/mountstats
+}
+
 # The client's RPC-over-RDMA tracepoints, to record what was negotiated
 trace_on() {
 	local t=/sys/kernel/tracing

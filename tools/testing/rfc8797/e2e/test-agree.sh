@@ -12,12 +12,6 @@ P=/sys/module/rpcrdma/parameters
 S=/proc/sys/sunrpc/svc_rdma
 CONNS=/proc/net/rpc/svc_rdma_connections
 
-xs() {	# xs MNT N: field N of MNT's rdma xprt line in mountstats
-	awk -v m=" $1 " -v n="$2" '
-		/^device / { cur = index($0, "mounted on" m) > 0 }
-		cur && $1 == "xprt:" && $2 == "rdma" { print $n; exit }
-	' /proc/self/mountstats
-}
 kv() {	# kv KEY: KEY's value on the last line of the server's list
 	tail -n 1 "$CONNS" | tr ' ' '\n' | sed -n "s/^$1=//p"
 }

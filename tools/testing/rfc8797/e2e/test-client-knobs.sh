@@ -15,12 +15,6 @@
 P=/sys/module/rpcrdma/parameters
 FAILED=0
 SVC_PRIVATE_KNOB=/proc/sys/sunrpc/svc_rdma/cm_private_data
-xs() {
-	awk -v m=" $1 " -v n="$2" '
-		/^device / { cur = index($0, "mounted on" m) > 0 }
-		cur && $1 == "xprt:" && $2 == "rdma" { print $n; exit }
-	' /proc/self/mountstats
-}
 
 modprobe rpcrdma 2>/dev/null
 for k in max_inline_read max_inline_write remote_invalidation cm_private_data; do

@@ -14,13 +14,6 @@ SRV=${1:-32768}
 P=/sys/module/rpcrdma/parameters
 FAILED=0
 
-# xs MNT N: field N (awk numbering, $1 = "xprt:") of MNT's rdma xprt line
-xs() {
-	awk -v m=" $1 " -v n="$2" '
-		/^device / { cur = index($0, "mounted on" m) > 0 }
-		cur && $1 == "xprt:" && $2 == "rdma" { print $n; exit }
-	' /proc/self/mountstats
-}
 min() { echo $(($1 < $2 ? $1 : $2)); }
 kround() { echo $(($1 / 1024 * 1024)); }
 

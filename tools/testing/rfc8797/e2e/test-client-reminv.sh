@@ -10,12 +10,6 @@
 
 P=/sys/module/rpcrdma/parameters
 FAILED=0
-xs() {
-	awk -v m=" $1 " -v n="$2" '
-		/^device / { cur = index($0, "mounted on" m) > 0 }
-		cur && $1 == "xprt:" && $2 == "rdma" { print $n; exit }
-	' /proc/self/mountstats
-}
 
 setup_rdma rxe || { fail setup "rdma link add failed"; exit 1; }
 start_nfsd || { fail nfsd "nfsd did not start"; exit 1; }

@@ -57,8 +57,7 @@ run_case() {
 	mount_nfs 3 $MNT || { fail "$t" "mount failed"; return; }
 	workload && pass "$t-io" || fail "$t-io" "O_DIRECT I/O or checksum failed"
 	line=$(cat $CONNS)
-	cinv=$(awk -v m=" $MNT " '/^device / { cur = index($0, "mounted on" m) > 0 }
-		cur && $1 == "xprt:" && $2 == "rdma" { print $30; exit }' /proc/self/mountstats)
+	cinv=$(xs $MNT 30)
 	umount_nfs $MNT || fail "$t-umount" "umount failed"
 	g1=$(cat $SYS/rdma_stat_send_inv) p1=$(cat $SYS/rdma_stat_send_plain)
 	inv=$(field send_inv "$line") plain=$(field send_plain "$line")
