@@ -11,7 +11,8 @@
 #   tree.sh refresh   write the tree's commits back as patches/ + overlays
 #   tree.sh export    git format-patch -s --cover-letter of the series
 #   tree.sh status    show what the tree holds
-#   tree.sh bisect    build net/sunrpc at every commit of the series
+#   tree.sh bisect    build net/sunrpc at every commit of the series (W=1,
+#                     a warning counts as broken)
 #
 # Materialising never rewrites a file whose content did not change, so an
 # incremental kernel build after "prepare" only rebuilds what changed.
@@ -248,10 +249,13 @@ cmd_bisect() {
 		n=$((n + 1))
 		g checkout -q "$c"
 		if make -C "$TREE" O="$CACHE/build/main" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
-				-j"$JOBS" W=1 net/sunrpc/ >>"$log" 2>&1; then
+				-j"$JOBS" W=1 net/sunrpc/ >"$log.one" 2>&1 &&
+				! grep -q 'warning:' "$log.one"; then
+			cat "$log.one" >>"$log"
 			echo "builds: $n $(g log -1 --format=%s "$c")"
 		else
-			echo "BROKEN: $n $(g log -1 --format=%s "$c") (see $log)"
+			cat "$log.one" >>"$log"
+			echo "BROKEN: $n $(g log -1 --format=%s "$c") (build error or W=1 warning, see $log)"
 			bad=1
 		fi
 	done
