@@ -124,6 +124,19 @@ stage_fuzz() {
 	fi
 }
 
+# import_results FILE [PREFIX]: the "PASS name" / "FAIL name: reason"
+# lines a guest or the interop matrix wrote
+import_results() {
+	local verdict rest
+	[ -f "$1" ] || return 0
+	while read -r verdict rest; do
+		case "$verdict" in
+		PASS) result "${2:-}$rest" pass ;;
+		FAIL) result "${2:-}${rest%%:*}" fail "${rest#*: }" ;;
+		esac
+	done <"$1"
+}
+
 # e2e_guest NAME SCRIPT ARGS...: run SCRIPT in a guest, import its results
 e2e_guest() {
 	local name=$1 r=$run/$1 rc
@@ -132,14 +145,7 @@ e2e_guest() {
 	"$RFC_HARNESS/guest.sh" --quiet --results "$r" --name "$name" --timeout "${E2E_TIMEOUT:-900}" \
 		--append "rfc8797.inject=${RFC8797_INJECT:-}" "$@"
 	rc=$?
-	if [ -f "$r/tests.txt" ]; then
-		while read -r verdict rest; do
-			case "$verdict" in
-			PASS) result "$name: $rest" pass ;;
-			FAIL) result "$name: ${rest%%:*}" fail "${rest#*: }" ;;
-			esac
-		done <"$r/tests.txt"
-	fi
+	import_results "$r/tests.txt" "$name: "
 	if [ "$rc" = 0 ]; then
 		result "$name: guest" pass
 	else
@@ -164,12 +170,7 @@ stage_interop() {
 	local f=$run/interop-results.txt
 	: >"$f"
 	"$RFC_HARNESS/interop-matrix.sh" --quick --results-file "$f" >"$run/interop.log" 2>&1
-	while read -r verdict rest; do
-		case "$verdict" in
-		PASS) result "$rest" pass ;;
-		FAIL) result "${rest%%:*}" fail "${rest#*: }" ;;
-		esac
-	done <"$f"
+	import_results "$f"
 	[ -s "$f" ] || result interop fail "the matrix ran no cell, see $run/interop.log"
 }
 
