@@ -83,6 +83,22 @@ xs() {
 	' /proc/self/mountstats
 }
 
+# The server's per-connection RFC 8797 values, one line per connection
+CONNS=/proc/net/rpc/svc_rdma_connections
+
+# field NAME LINE: the value of NAME=value in LINE
+field() { echo " $2" | grep -o " $1=[^ ]*" | head -1 | cut -d= -f2; }
+
+# wait_no_conns: until the server lists no connection (at most 20 s)
+wait_no_conns() {
+	local i
+	for i in $(seq 1 40); do
+		[ -z "$(cat $CONNS)" ] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
 # The client's RPC-over-RDMA tracepoints, to record what was negotiated
 trace_on() {
 	local t=/sys/kernel/tracing

@@ -10,7 +10,6 @@
 FAILED=0
 P=/sys/module/rpcrdma/parameters
 S=/proc/sys/sunrpc/svc_rdma
-CONNS=/proc/net/rpc/svc_rdma_connections
 
 kv() {	# kv KEY: KEY's value on the last line of the server's list
 	tail -n 1 "$CONNS" | tr ' ' '\n' | sed -n "s/^$1=//p"
@@ -38,10 +37,7 @@ for cfg in "1024 1024 Y 1024 0 1" "4096 4096 Y 4096 0 1" "16384 16384 Y 16384 0 
 	for v in 3 4.2; do
 		t=c${cw}-${cr}-${cR}_s${sr}-${ss}-${sR}_nfs$v mnt=/mnt/a
 		# one connection at a time, so the server's line is this one's
-		for ((i = 0; i < 30; i++)); do
-			[ "$(grep -c . $CONNS)" = 0 ] && break
-			sleep 0.5
-		done
+		wait_no_conns || fail "$t-idle" "an old connection is still listed"
 		mount_nfs "$v" "$mnt" || { fail "$t-mount" "mount failed"; continue; }
 		cp /tmp/big "$mnt/big-$t" && sync
 		client="$(xs $mnt 33) $(xs $mnt 34) $(xs $mnt 36)"

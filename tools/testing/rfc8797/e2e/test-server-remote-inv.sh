@@ -14,7 +14,6 @@
 
 FAILED=0
 SYS=/proc/sys/sunrpc/svc_rdma
-CONNS=/proc/net/rpc/svc_rdma_connections
 MNT=/mnt/ri
 
 setup_rdma rxe || { fail srv-rinv-setup "rdma link add failed"; exit 1; }
@@ -24,15 +23,6 @@ echo 4096 >/proc/sys/sunrpc/rdma_max_inline_write
 dd if=/dev/urandom of=$EXPORT/data bs=64k count=16 status=none
 want=$(sha256sum <$EXPORT/data)
 
-field() { echo " $2" | grep -o " $1=[^ ]*" | head -1 | cut -d= -f2; }
-wait_no_conns() {
-	local i
-	for i in $(seq 1 40); do
-		[ -z "$(cat $CONNS)" ] && return 0
-		sleep 0.5
-	done
-	return 1
-}
 
 # workload: O_DIRECT reads and writes of 4k..64k, then a checksum
 workload() {

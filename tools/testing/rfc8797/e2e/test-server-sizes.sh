@@ -14,23 +14,12 @@
 FAILED=0
 MNT=/mnt/sz
 SYS=/proc/sys/sunrpc/svc_rdma
-CONNS=/proc/net/rpc/svc_rdma_connections
 
 setup_rdma rxe || { fail srv-sizes-setup "rdma link add failed"; exit 1; }
 start_nfsd || { fail srv-sizes-nfsd "nfsd did not start"; exit 1; }
 [ -r $CONNS ] && pass srv-sizes-procfile || { fail srv-sizes-procfile "$CONNS missing"; exit 1; }
 
-# field NAME LINE: the value of NAME=value in LINE
-field() { echo " $2" | grep -o " $1=[^ ]*" | head -1 | cut -d= -f2; }
 
-wait_no_conns() {
-	local i
-	for i in $(seq 1 40); do
-		[ -z "$(cat $CONNS)" ] && return 0
-		sleep 0.5
-	done
-	return 1
-}
 
 min() { [ "$1" -lt "$2" ] && echo "$1" || echo "$2"; }
 

@@ -10,7 +10,6 @@
 
 FAILED=0
 SYS=/proc/sys/sunrpc/svc_rdma
-CONNS=/proc/net/rpc/svc_rdma_connections
 NFILES=${NFILES:-600}
 
 setup_rdma rxe || { fail srv-small-setup "rdma link add failed"; exit 1; }
@@ -20,7 +19,6 @@ start_nfsd || { fail srv-small-nfsd "nfsd did not start"; exit 1; }
 echo 1024 >/proc/sys/sunrpc/rdma_max_inline_read
 echo 16384 >/proc/sys/sunrpc/rdma_max_inline_write
 
-field() { echo " $2" | grep -o " $1=[^ ]*" | head -1 | cut -d= -f2; }
 
 # the files, made on the server's side of the export
 mkdir -p $EXPORT/many
