@@ -48,7 +48,7 @@ check: build
 kunit: build
 	@$(H)/check.sh kunit
 
-bisect-check: tree
+bisect-check: build
 	@$(H)/tree.sh bisect
 
 interop: build

@@ -27,32 +27,39 @@ kmake() {
 		KBUILD_BUILD_HOST=rfc8797 "$@"
 }
 
-# Reconfigure only when a fragment changed, so that incremental builds
-# stay incremental.
-sum=$(cat "${frags[@]}" | sha256sum | cut -c1-16)
-if [ ! -f "$out/.config" ] || [ "$(cat "$out/.config.frag-sum" 2>/dev/null)" != "$sum" ]; then
-	msg "configuring $variant (allnoconfig + ${frags[*]##*/})"
-	kmake allnoconfig >"$logdir/config-$variant.log" 2>&1
-	"$TREE/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${frags[@]}" \
-		>>"$logdir/config-$variant.log" 2>&1
-	kmake olddefconfig >>"$logdir/config-$variant.log" 2>&1
-	# Every symbol the fragments ask for must have survived olddefconfig.
-	missing=0
+# Every symbol the fragments ask for must be in .config as asked.
+frag_satisfied() {
+	local line sym ok=0
 	while IFS= read -r line; do
 		case "$line" in
 		CONFIG_*=n) sym=${line%%=*}
 			if grep -q "^$sym=" "$out/.config"; then
 				echo "fragment wants $line, got $(grep "^$sym=" "$out/.config")" >&2
-				missing=1
+				ok=1
 			fi ;;
 		CONFIG_*=*)
 			grep -qxF "$line" "$out/.config" || {
 				echo "fragment wants $line, got: $(grep "^${line%%=*}=" "$out/.config" || echo unset)" >&2
-				missing=1
+				ok=1
 			} ;;
 		esac
 	done < <(cat "${frags[@]}")
-	[ "$missing" = 0 ] || die "config fragment not satisfied (see $logdir/config-$variant.log)"
+	return $ok
+}
+
+# Reconfigure only when a fragment changed or .config no longer
+# satisfies it (something else configured this output directory), so
+# that incremental builds stay incremental.
+sum=$(cat "${frags[@]}" | sha256sum | cut -c1-16)
+if [ ! -f "$out/.config" ] ||
+		[ "$(cat "$out/.config.frag-sum" 2>/dev/null)" != "$sum" ] ||
+		! frag_satisfied 2>"$logdir/config-$variant.check"; then
+	msg "configuring $variant (allnoconfig + ${frags[*]##*/})"
+	kmake allnoconfig >"$logdir/config-$variant.log" 2>&1
+	"$TREE/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${frags[@]}" \
+		>>"$logdir/config-$variant.log" 2>&1
+	kmake olddefconfig >>"$logdir/config-$variant.log" 2>&1
+	frag_satisfied || die "config fragment not satisfied (see $logdir/config-$variant.log)"
 	echo "$sum" >"$out/.config.frag-sum"
 fi
 

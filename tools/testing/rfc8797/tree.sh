@@ -241,14 +241,22 @@ PY
 
 # Build every commit of the series on its own (net/sunrpc and
 # everything the commit touches outside it): each patch must build.
+# The builds use their own output directory: an older commit's
+# Kconfig drops the symbols that later patches add, and doing that in
+# build/main would silently disable them (the KUnit suite, for one) in
+# the next incremental build of the test kernel.
 cmd_bisect() {
-	local c n=0 bad=0 log=$CACHE/logs/bisect.log
+	local c n=0 bad=0 log=$CACHE/logs/bisect.log out=$CACHE/build/bisect
 	cmd_prepare
 	: >"$log"
+	mkdir -p "$out"
+	[ -f "$CACHE/build/main/.config" ] ||
+		die "no configured test kernel: run 'make build' first"
+	cp "$CACHE/build/main/.config" "$out/.config"
 	for c in $(g rev-list --reverse "$BASE_TAG..work"); do
 		n=$((n + 1))
 		g checkout -q "$c"
-		if make -C "$TREE" O="$CACHE/build/main" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
+		if make -C "$TREE" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
 				-j"$JOBS" W=1 net/sunrpc/ >"$log.one" 2>&1 &&
 				! grep -q 'warning:' "$log.one"; then
 			cat "$log.one" >>"$log"
