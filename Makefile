@@ -13,6 +13,9 @@
 #   make export     git format-patch -s --cover-letter of the series
 #   make bisect-check  build net/sunrpc at every commit of the series (W=1)
 #   make build      build the kernel only
+#   make check-debug   the crafted-peer table, the e2e tests and 50 forced
+#                   disconnects on a sanitizer kernel (KASAN, UBSAN,
+#                   lockdep, kmemleak, DEBUG_LIST)
 #   make kunit      run the KUnit suites only
 #   make interop    the full matrix against Debian's stock kernel, two guests
 #   make fuzz       fuzz the CM Private Data parser (FUZZ_SECONDS, default 600)
@@ -26,7 +29,7 @@ CACHE ?= $(or $(RFC8797_CACHE),$(XDG_CACHE_HOME),$(HOME)/.cache)/rfc8797
 FUZZ_SECONDS ?= 600
 export RFC8797_CACHE := $(CACHE)
 
-.PHONY: all demo deps tree build check kunit interop bisect-check refresh export fuzz shell
+.PHONY: all demo deps tree build build-debug check check-debug kunit interop bisect-check refresh export fuzz shell
 
 all: demo
 
@@ -44,6 +47,13 @@ demo: build
 
 check: build
 	@$(H)/check.sh
+
+build-debug: tree
+	@$(H)/build.sh --variant debug $(H)/debug.config >/dev/null
+
+check-debug: build-debug
+	@RFC8797_KERNEL=debug E2E_TIMEOUT=3600 STORM_DISCONNECTS=50 \
+		E2E_TESTS="agree client-reminv server-remote-inv" $(H)/check.sh kunit hostile e2e storm
 
 kunit: build
 	@$(H)/check.sh kunit

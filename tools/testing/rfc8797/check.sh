@@ -4,8 +4,14 @@
 # "N passed, N failed".  Each stage below adds named results; a stage
 # that cannot run counts as failed, never as skipped.
 #
-#   check.sh [STAGE...]   stages: kunit sparse checkpatch fuzz e2e interop
-#                         (default: all, in that order)
+#   check.sh [STAGE...]   stages: kunit sparse checkpatch fuzz e2e hostile
+#                         storm interop (default: all, in that order)
+#
+# RFC8797_KERNEL=debug (make check-debug) boots the sanitizer kernel in
+# every guest; E2E_TRANSPORTS (default "rxe siw") picks the transports
+# of the e2e and hostile stages; HOSTILE_QUICK=1 runs the hostile
+# table's quick subset; STORM_DISCONNECTS sets the storm's target;
+# E2E_TESTS="agree ..." restricts the e2e stage to those e2e/test-*.sh.
 #
 # RFC8797_INJECT=checksum|warning makes the end-to-end guest corrupt a
 # file or log a WARNING, to show that the run turns red.
@@ -13,7 +19,8 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(kunit sparse checkpatch fuzz e2e interop)
+[ ${#stages[@]} -gt 0 ] || stages=(kunit sparse checkpatch fuzz e2e hostile storm interop)
+transports=${E2E_TRANSPORTS:-rxe siw}
 run=$CACHE/check/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$run"
 results=$run/results.txt
@@ -137,13 +144,14 @@ import_results() {
 	done <"$1"
 }
 
-# e2e_guest NAME SCRIPT ARGS...: run SCRIPT in a guest, import its results
+# e2e_guest NAME TRANSPORT SCRIPT ARGS...: run SCRIPT in a guest whose
+# tests use TRANSPORT (rxe or siw), import its results
 e2e_guest() {
-	local name=$1 r=$run/$1 rc
-	shift
+	local name=$1 tr=$2 r=$run/$1 rc
+	shift 2
 	mkdir -p "$r"
 	"$RFC_HARNESS/guest.sh" --quiet --results "$r" --name "$name" --timeout "${E2E_TIMEOUT:-900}" \
-		--append "rfc8797.inject=${RFC8797_INJECT:-}" "$@"
+		--append "rfc8797.inject=${RFC8797_INJECT:-} rfc8797.transport=$tr" "$@"
 	rc=$?
 	import_results "$r/tests.txt" "$name: "
 	if [ "$rc" = 0 ]; then
@@ -154,16 +162,40 @@ e2e_guest() {
 }
 
 stage_e2e() {
-	local t
-	# shellcheck disable=SC2086
-	e2e_guest e2e-rxe "$RFC_HARNESS/e2e/nfs-basic.sh" --transport rxe ${E2E_VERSIONS:-3 4.0 4.1 4.2}
-	[ -z "${E2E_BASIC_ONLY:-}" ] || return 0
-	# every further in-guest test: e2e/test-NAME.sh, one guest each
-	for t in "$RFC_HARNESS"/e2e/test-*.sh; do
-		[ -f "$t" ] || continue
-		t=${t##*/test-}
-		e2e_guest "e2e-${t%.sh}" "$RFC_HARNESS/e2e/test-$t"
+	local t tr
+	for tr in $transports; do
+		# shellcheck disable=SC2086
+		e2e_guest "e2e-$tr" "$tr" "$RFC_HARNESS/e2e/nfs-basic.sh" --transport "$tr" \
+			${E2E_VERSIONS:-3 4.0 4.1 4.2}
+		[ -z "${E2E_BASIC_ONLY:-}" ] || continue
+		# every further in-guest test: e2e/test-NAME.sh, one guest each
+		for t in "$RFC_HARNESS"/e2e/test-*.sh; do
+			[ -f "$t" ] || continue
+			t=${t##*/test-}
+			t=${t%.sh}
+			case " ${E2E_TESTS:-$t} " in *" $t "*) ;; *) continue ;; esac
+			e2e_guest "e2e-$tr-$t" "$tr" "$RFC_HARNESS/e2e/test-$t.sh"
+		done
 	done
+}
+
+# The hostile-input table: crafted RDMA-CM peers (tools/testing/rfc8797/
+# cm-peer) against our server and our client, over each transport.
+stage_hostile() {
+	local tr role
+	make -C "$RFC_HARNESS/cm-peer" >"$run/cm-peer-build.log" 2>&1 ||
+		{ result hostile-build fail "cm-peer did not build, see $run/cm-peer-build.log"; return; }
+	for tr in $transports; do
+		for role in server client; do
+			e2e_guest "hostile-$tr-$role" "$tr" "$RFC_HARNESS/e2e/hostile-$role.sh" \
+				${HOSTILE_QUICK:+--quick}
+		done
+	done
+}
+
+# Forced disconnects during verified I/O
+stage_storm() {
+	e2e_guest storm-rxe rxe "$RFC_HARNESS/e2e/storm.sh" "${STORM_DISCONNECTS:-10}"
 }
 
 stage_interop() {

@@ -8,6 +8,10 @@ SERVER_ADDR=${SERVER_ADDR:-192.0.2.1}	# TEST-NET-1: exists only in the guest
 RDMA_PORT=20049
 EXPORT=/export
 TESTS_TXT=/results/tests.txt
+# The RDMA transport the tests run on: rfc8797.transport= on the guest's
+# command line (check.sh sets it), rxe (soft-RoCE) or siw (soft-iWARP)
+TRANSPORT=$(sed -n 's/.*rfc8797\.transport=\([^ ]*\).*/\1/p' /proc/cmdline)
+TRANSPORT=${TRANSPORT:-rxe}
 
 pass() { echo "PASS $1" | tee -a "$TESTS_TXT"; }
 fail() { echo "FAIL $1: $2" | tee -a "$TESTS_TXT"; FAILED=1; }

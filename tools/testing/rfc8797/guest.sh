@@ -5,7 +5,8 @@
 #   guest.sh [options] SCRIPT [ARGS...]
 #   guest.sh [options] --shell
 #
-#   --kernel ours|stock|PATH  kernel to boot (default: ours, the built bzImage)
+#   --kernel ours|debug|stock|PATH  kernel to boot (default: $RFC8797_KERNEL,
+#                   else ours, the built bzImage; debug is the sanitizer build)
 #   --results DIR   writable folder, /results in the guest (default: new
 #                   folder under $CACHE/runs); holds console.log, dmesg.txt, rc
 #   --timeout SEC   hard limit for the whole guest (default 600)
@@ -24,7 +25,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-kernel=ours timeout_s=600 mem=2048 cpus=2 append="" net="" mac="" name=guest
+kernel=${RFC8797_KERNEL:-ours} timeout_s=600 mem=2048 cpus=2 append="" net="" mac="" name=guest
 results="" quiet=0 shell=0
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -75,9 +76,10 @@ cmdline="console=ttyS0 panic=-1 oops=panic loglevel=4 rfc8797.name=$name"
 cmdline="$cmdline init=$RFC_HARNESS/guest-init.sh"
 initrd=()
 case "$kernel" in
-ours)
-	image=$CACHE/build/main/arch/x86/boot/bzImage
-	[ -f "$image" ] || die "no kernel at $image: run 'make build'"
+ours|debug)
+	[ "$kernel" = ours ] && v=main || v=debug
+	image=$CACHE/build/$v/arch/x86/boot/bzImage
+	[ -f "$image" ] || die "no kernel at $image: run 'make build' (or 'make build-debug')"
 	cmdline="$cmdline root=hostroot rootfstype=9p"
 	cmdline="$cmdline rootflags=trans=virtio,version=9p2000.L,msize=524288,cache=loose ro"
 	;;
