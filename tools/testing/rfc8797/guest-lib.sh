@@ -24,20 +24,26 @@ check() {
 	if "$@"; then pass "$name"; else fail "$name" "'$*' failed"; fi
 }
 
-# setup_rdma TRANSPORT [NETDEV [ADDR/PREFIX]]: soft-RoCE (rxe) or
-# soft-iWARP (siw) on NETDEV; with no NETDEV a dummy netdev is made.
+# setup_rdma [TRANSPORT [NETDEV [ADDR/PREFIX]]]: soft-RoCE (rxe) or
+# soft-iWARP (siw, over kernel TCP sockets) on NETDEV; TRANSPORT defaults
+# to $TRANSPORT; with no NETDEV a dummy netdev is made.  Both transports
+# work on a dummy netdev that holds the local address: the peers of one
+# guest reach each other through the local route.  Sets RDMA_LINK (the
+# device, "rxe0" or "siw0") and RDMA_NETDEV for rdma_relink.
 setup_rdma() {
-	local transport=${1:-rxe} dev=${2:-} addr=${3:-$SERVER_ADDR/24}
+	local transport=${1:-$TRANSPORT} dev=${2:-} addr=${3:-$SERVER_ADDR/24}
 	if [ -z "$dev" ]; then
 		dev=dummy0
 		modprobe dummy 2>/dev/null
-		ip link add "$dev" type dummy
+		# the dummy module may already have made dummy0
+		ip link show "$dev" >/dev/null 2>&1 || ip link add "$dev" type dummy || return 1
 	fi
 	ip addr add "$addr" dev "$dev"
 	ip link set "$dev" up
 	modprobe "rdma_$transport" 2>/dev/null || modprobe "$transport" 2>/dev/null
 	modprobe rdma_ucm 2>/dev/null
-	rdma link add "${transport}0" type "$transport" netdev "$dev" || return 1
+	RDMA_LINK=${transport}0 RDMA_NETDEV=$dev
+	rdma link add "$RDMA_LINK" type "$transport" netdev "$dev" || return 1
 	log "rdma link: $(rdma link show 2>&1 | tr '\n' ' ')"
 }
 
@@ -147,4 +153,61 @@ nic_up() {
 	[ -n "$dev" ] || return 1
 	ip link set "$dev" up
 	echo "$dev"
+}
+
+# rdma_relink: remove the RDMA device made by setup_rdma and add it again
+# on the same netdev (ib_unregister_device: every connection and
+# listener on it goes away)
+rdma_relink() {
+	timeout 60 rdma link del "$RDMA_LINK" || return 1
+	sleep 2
+	timeout 60 rdma link add "$RDMA_LINK" type "${RDMA_LINK%0}" netdev "$RDMA_NETDEV"
+}
+
+# Expectations that depend on the transport (RFC 8797 over RoCE and
+# over iWARP), set by transport_expect TRANSPORT:
+#  TR_NODE_TYPE   /sys/class/infiniband/DEV/node_type: RoCE devices are
+#                 channel adapters, iWARP devices RNICs.
+#  TR_PD_LEN_REP  octets of CM Private Data the client is handed with the
+#                 server's acceptance: the IB CM REP that RoCE uses has a
+#                 fixed 196-octet private data field that the CM pads with
+#                 zeros; iWARP's MPA reply carries exactly what the server
+#                 sent, our 8-octet message (siw strips its MPA v2 IRD/ORD
+#                 words before it hands the data up).  The server's side
+#                 (REQ: 92 - 36 octets of RDMA-CM header = 56 on RoCE, 8 on
+#                 iWARP) is not visible from user space.
+#  TR_REMOTE_INV  1 when both our peers offer R on this device: client
+#                 (frwr_query_device) and server (svc_rdma_accept) offer it
+#                 on any device with IB_DEVICE_MEM_MGT_EXTENSIONS, and rxe
+#                 (RXE_DEVICE_CAP_FLAGS) and siw (siw_query_device) both
+#                 have it and both post and honour IB_WR_SEND_WITH_INV.
+#                 check_transport verifies the capability on the device.
+transport_expect() {
+	case $1 in
+	rxe) TR_NODE_TYPE="1: CA" TR_PD_LEN_REP=196 TR_REMOTE_INV=1 ;;
+	siw) TR_NODE_TYPE="4: RNIC" TR_PD_LEN_REP=8 TR_REMOTE_INV=1 ;;
+	*) TR_NODE_TYPE="" TR_PD_LEN_REP="" TR_REMOTE_INV="" ;;
+	esac
+}
+transport_expect "$TRANSPORT"
+
+# check_transport NAME: one result: the RDMA device setup_rdma made is
+# the only one and of the expected kind (a test named siw really runs
+# over iWARP), and its MEM_MGT_EXTENSIONS capability is what
+# TR_REMOTE_INV assumes
+check_transport() {
+	local name=$1 dev=${RDMA_LINK:-none} devs node caps mm=0
+	devs=$(cd /sys/class/infiniband 2>/dev/null && echo *)
+	node=$(cat "/sys/class/infiniband/$dev/node_type" 2>/dev/null)
+	caps=$(rdma dev show "$dev" -d 2>/dev/null | sed -n 's/.*caps: <\(.*\)>.*/\1/p')
+	echo "$caps" | tr ',' '\n' | grep -qx 'MEM_MGT_EXTENSIONS' && mm=1
+	log "transport $TRANSPORT: device $dev node_type '$node' caps <$caps>"
+	if [ -z "$TR_NODE_TYPE" ]; then
+		fail "$name" "unknown transport '$TRANSPORT'"
+	elif [ "$devs" != "$dev" ] || [ "$node" != "$TR_NODE_TYPE" ] ||
+	     [ "$mm" != "$TR_REMOTE_INV" ]; then
+		fail "$name" "devices '$devs' node_type '$node' MEM_MGT_EXTENSIONS=$mm, expected $dev '$TR_NODE_TYPE' $TR_REMOTE_INV"
+	else
+		pass "$name"
+	fi
 }

@@ -1,14 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # In-guest end-to-end test: an NFS server and client in one guest, linked
-# by soft-RoCE (or soft-iWARP) on a dummy netdev.  For each NFS version:
-# mount over RDMA, write and read back files with checksums (a large file,
-# an fsync'd overwrite, a directory of many small files), unmount.
+# by soft-RoCE (rxe) or soft-iWARP (siw) on a dummy netdev.  For each NFS
+# version: mount over RDMA, write and read back files with checksums (a
+# large file, an fsync'd overwrite, a directory of many small files),
+# unmount.  The client must have found the server's RFC 8797 message in
+# CM Private Data of the length this transport delivers (8 octets over
+# iWARP, 196 zero-padded over RoCE).
 #
 #   nfs-basic.sh [--transport rxe|siw] [--prefix NAME] [VERSION...]
+# The transport defaults to rfc8797.transport= on the guest command line.
 . "$(dirname "$0")/../guest-lib.sh"
 
-transport=rxe prefix=""
+transport=$TRANSPORT prefix=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--transport) transport=$2; shift 2 ;;
@@ -19,8 +23,11 @@ done
 [ $# -gt 0 ] || set -- 3 4.0 4.1 4.2
 prefix=${prefix:-$transport}
 FAILED=0
+TRANSPORT=$transport
+transport_expect "$transport"
 
 setup_rdma "$transport" || { fail "$prefix-setup" "rdma link add failed"; exit 1; }
+check_transport "$prefix-transport"
 start_nfsd || { fail "$prefix-nfsd" "nfsd did not start"; exit 1; }
 
 src=/tmp/src
@@ -37,7 +44,7 @@ sums() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
 for v in "$@"; do
 	t=$prefix-nfs$v
 	mnt=/mnt/nfs$v
-	trace_on
+	trace_on rpcrdma/xprtrdma_cm_private
 	if ! mount_nfs "$v" "$mnt"; then
 		fail "$t-mount" "mount -o vers=$v,proto=rdma failed"
 		continue
@@ -80,8 +87,17 @@ for v in "$@"; do
 	else
 		fail "$t-remount" "second mount failed"
 	fi
-	log "negotiated (client tracepoint, nfs $v):"
-	trace_dump | grep -o 'xprtrdma_inline_thresh.*' | sort -u
+	log "negotiated (client tracepoints, nfs $v):"
+	trace_dump | grep -o 'xprtrdma_\(cm_private\|inline_thresh\).*' | sort -u
+	# every connection: the server's message, in Private Data of the
+	# length this transport delivers
+	pd=$(trace_dump | grep -o 'xprtrdma_cm_private: .* len=[0-9]* status=[a-z_]*' |
+	     sed 's/.* len=//' | sort | uniq -c | sed 's/^ *//' | tr '\n' ';')
+	if [ -n "$pd" ] && [ "${pd#* }" = "$TR_PD_LEN_REP status=found;" ]; then
+		pass "$t-private-data"
+	else
+		fail "$t-private-data" "connections by len/status: '$pd', expected all len=$TR_PD_LEN_REP status=found"
+	fi
 done
 
 if dmesg_clean >/tmp/bad; then

@@ -4,8 +4,9 @@
 # (mountstats) and the server's view (/proc/net/rpc/svc_rdma_connections)
 # of the connection must agree with each other and with RFC 8797:
 #   c2s = min(client send, server recv), s2c = min(server send, client recv)
-#   R = client R && server R
-# and NFSv3 and NFSv4.2 data must survive with checksums.
+#   R = client R && server R (&& the device can: TR_REMOTE_INV)
+# and NFSv3 and NFSv4.2 data must survive with checksums.  Runs over
+# $TRANSPORT (rxe or siw).
 . "$(dirname "$0")/../guest-lib.sh"
 FAILED=0
 P=/sys/module/rpcrdma/parameters
@@ -16,7 +17,8 @@ kv() {	# kv KEY: KEY's value on the last line of the server's list
 }
 min() { echo $(($1 < $2 ? $1 : $2)); }
 
-setup_rdma rxe || { fail setup "rdma link add failed"; exit 1; }
+setup_rdma || { fail setup "rdma link add failed"; exit 1; }
+check_transport transport
 start_nfsd || { fail nfsd "nfsd did not start"; exit 1; }
 dd if=/dev/urandom of=/tmp/big bs=1M count=2 status=none
 want_sum=$(sha256sum </tmp/big)
@@ -33,7 +35,7 @@ for cfg in "1024 1024 Y 1024 0 1" "4096 4096 Y 4096 0 1" "16384 16384 Y 16384 0 
 	[ "$ss" = 0 ] && ss=$sr
 	exp_c2s=$(min "$cw" "$sr") exp_s2c=$(min "$ss" "$cr")
 	exp_r=0
-	[ "$cR" = Y ] && [ "$sR" = 1 ] && exp_r=1
+	[ "$cR" = Y ] && [ "$sR" = 1 ] && exp_r=$TR_REMOTE_INV
 	for v in 3 4.2; do
 		t=c${cw}-${cr}-${cR}_s${sr}-${ss}-${sR}_nfs$v mnt=/mnt/a
 		# one connection at a time, so the server's line is this one's

@@ -53,7 +53,8 @@ for k in remote_invalidation cm_private_data; do
 		pass "param-$k-refuses-junk" || fail "param-$k-refuses-junk" "accepted or silent"
 done
 
-setup_rdma rxe || { fail setup "rdma link add failed"; exit 1; }
+setup_rdma || { fail setup "rdma link add failed"; exit 1; }
+check_transport transport
 start_nfsd || { fail nfsd "nfsd did not start"; exit 1; }
 echo 16384 >$P/max_inline_read
 echo 16384 >$P/max_inline_write
@@ -79,7 +80,8 @@ run_case() {
 }
 
 trace_on rpcrdma/xprtrdma_cm_private
-run_case default "4096 4096 1 1 0"
+# R is offered and negotiated where the device allows (TR_REMOTE_INV)
+run_case default "4096 4096 $TR_REMOTE_INV $TR_REMOTE_INV 0"
 echo N >$P/remote_invalidation
 run_case no-remote-inv "4096 4096 0 0 0"
 echo Y >$P/remote_invalidation
@@ -87,7 +89,7 @@ echo N >$P/cm_private_data
 run_case no-private-data "1024 1024 0 0 0"
 echo Y >$P/cm_private_data
 if echo 0 >"$SVC_PRIVATE_KNOB"; then
-	run_case server-no-private-data "1024 1024 1 0 1"
+	run_case server-no-private-data "1024 1024 $TR_REMOTE_INV 0 1"
 	echo 1 >"$SVC_PRIVATE_KNOB"
 else
 	fail server-no-private-data "cannot write $SVC_PRIVATE_KNOB"

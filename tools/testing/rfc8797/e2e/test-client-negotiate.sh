@@ -5,7 +5,10 @@
 # server with svc_rdma max_req_size=$SRV (it advertises send=recv=$SRV and R),
 # the client's mountstats must show the negotiated min() values
 #   c2s = min(write, SRV), s2c = min(SRV, read)
-# and NFSv3 and NFSv4.2 data must survive with checksums.
+# and NFSv3 and NFSv4.2 data must survive with checksums.  The client
+# must have found the server's message in Private Data of the length
+# the transport delivers (TR_PD_LEN_REP: 8 on iWARP, 196 on RoCE) and R
+# is negotiated where the device allows it (TR_REMOTE_INV).
 #
 #   test-client-negotiate.sh [SRV]
 . "$(dirname "$0")/../guest-lib.sh"
@@ -17,7 +20,8 @@ FAILED=0
 min() { echo $(($1 < $2 ? $1 : $2)); }
 kround() { echo $(($1 / 1024 * 1024)); }
 
-setup_rdma rxe || { fail setup "rdma link add failed"; exit 1; }
+setup_rdma || { fail setup "rdma link add failed"; exit 1; }
+check_transport transport
 modprobe rpcrdma 2>/dev/null
 echo "$SRV" >/proc/sys/sunrpc/svc_rdma/max_req_size ||
 	{ fail srv-size "cannot set max_req_size=$SRV"; exit 1; }
@@ -47,10 +51,14 @@ for cfg in 1024:1024 4096:4096 16384:16384 65536:65536 2048:65536 5000:3000; do
 		mkdir -p "$d"
 		cp $src/big "$d/big" && cp -r $src/small "$d/small" && sync
 		got="$(xs "$mnt" 33) $(xs "$mnt" 34) R=$(xs "$mnt" 35)/$(xs "$mnt" 36) st=$(xs "$mnt" 37)"
-		want="$exp_c2s $exp_s2c R=1/1 st=0"
+		want="$exp_c2s $exp_s2c R=$TR_REMOTE_INV/$TR_REMOTE_INV st=0"
 		[ "$got" = "$want" ] && pass "$t-negotiated" ||
 			fail "$t-negotiated" "mountstats c2s s2c R st: '$got', expected '$want'"
 		trace_dump | grep -o 'xprtrdma_\(cm_private\|inline_thresh\).*' | sort -u
+		pd=$(trace_dump | grep -o 'xprtrdma_cm_private: .* len=[0-9]* status=[a-z_]*' |
+		     sed 's/.* len=//' | sort -u | tr '\n' ';')
+		[ "$pd" = "$TR_PD_LEN_REP status=found;" ] && pass "$t-private-data-len" ||
+			fail "$t-private-data-len" "client got len/status '$pd', expected '$TR_PD_LEN_REP status=found'"
 		umount_nfs "$mnt" || fail "$t-umount" "umount failed"
 		mount_nfs "$v" "$mnt" || { fail "$t-remount" "mount failed"; continue; }
 		a=$(sha256sum <$src/big) b=$(sha256sum <"$d/big")

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Reconnect renegotiates: the server is restarted during client I/O with
 # a different svc_rdma max_req_size (larger, then smaller again), and the
-# soft-RoCE device is removed and re-added under I/O.  After each event
+# RDMA device ($TRANSPORT: rxe or siw) is removed and re-added under I/O.  After each event
 # the client's mountstats must show the new min() values and a higher
 # connect count, the data written during the events must checksum, and
 # dmesg must stay clean.  The client advertises 16 KiB both ways.
@@ -11,7 +11,8 @@
 P=/sys/module/rpcrdma/parameters
 FAILED=0
 
-setup_rdma rxe || { fail setup "rdma link add failed"; exit 1; }
+setup_rdma || { fail setup "rdma link add failed"; exit 1; }
+check_transport transport
 modprobe rpcrdma 2>/dev/null
 echo 4096 >/proc/sys/sunrpc/svc_rdma/max_req_size
 start_nfsd || { fail nfsd "nfsd did not start"; exit 1; }
@@ -49,9 +50,7 @@ restart_server() {	# SIZE
 }
 
 relink() {
-	rdma link del rxe0
-	sleep 2
-	rdma link add rxe0 type rxe netdev dummy0
+	rdma_relink || return 1
 	# the listener went away with the device: re-create it
 	sleep 1
 	echo "rdma $RDMA_PORT" >/proc/fs/nfsd/portlist 2>/dev/null

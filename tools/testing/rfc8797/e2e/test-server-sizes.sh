@@ -15,7 +15,8 @@ FAILED=0
 MNT=/mnt/sz
 SYS=/proc/sys/sunrpc/svc_rdma
 
-setup_rdma rxe || { fail srv-sizes-setup "rdma link add failed"; exit 1; }
+setup_rdma || { fail srv-sizes-setup "rdma link add failed"; exit 1; }
+check_transport srv-sizes-transport
 start_nfsd || { fail srv-sizes-nfsd "nfsd did not start"; exit 1; }
 [ -r $CONNS ] && pass srv-sizes-procfile || { fail srv-sizes-procfile "$CONNS missing"; exit 1; }
 

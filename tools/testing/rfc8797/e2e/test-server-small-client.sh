@@ -12,7 +12,8 @@ FAILED=0
 SYS=/proc/sys/sunrpc/svc_rdma
 NFILES=${NFILES:-600}
 
-setup_rdma rxe || { fail srv-small-setup "rdma link add failed"; exit 1; }
+setup_rdma || { fail srv-small-setup "rdma link add failed"; exit 1; }
+check_transport srv-small-transport
 echo 16384 >$SYS/max_req_size
 echo 16384 >$SYS/max_send_size
 start_nfsd || { fail srv-small-nfsd "nfsd did not start"; exit 1; }
