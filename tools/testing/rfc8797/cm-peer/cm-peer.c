@@ -1,0 +1,833 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cm-peer - a crafted RDMA-CM peer for RFC 8797 hostile-input tests
+ *
+ * Connects to, or accepts a connection from, an NFS/RDMA peer with
+ * exactly the CM Private Data given on the command line, and prints
+ * what the other side sent, so that a test can check how the kernel's
+ * RFC 8797 parser (net/sunrpc/xprtrdma/cm_private.c) treats arbitrary
+ * bytes and what the kernel answers with.
+ *
+ *   cm-peer connect ADDR PORT --data HEX [--hold SEC] [--timeout SEC]
+ *	Active side (the role of an NFS client): resolve ADDR, create an
+ *	RC QP, rdma_connect() with the given Private Data, wait for
+ *	ESTABLISHED or REJECTED, print the server's answer, hold the
+ *	connection for --hold seconds, then disconnect.
+ *
+ *   cm-peer listen ADDR PORT --data HEX [--hold SEC] [--timeout SEC]
+ *			[--reply-inv RKEY]
+ *	Passive side (the role of an NFS server): listen on ADDR:PORT,
+ *	print the Private Data of the first connect request, accept it
+ *	with the given Private Data, wait for ESTABLISHED, hold, then
+ *	disconnect.  Later connect requests are rejected.  With
+ *	--reply-inv, also answer the client's first RPC-over-RDMA call
+ *	(RDMA_MSG, no chunks) with an RPC reply (MSG_ACCEPTED, AUTH_NONE,
+ *	SUCCESS, empty result) sent with Send With Invalidate carrying
+ *	RKEY, or, with --reply-inv call, the rkey of the call's own Reply
+ *	chunk.
+ *
+ * HEX is an even number of hex digits ("" for no Private Data); ':',
+ * '.', '-', '_' and blanks between octets are ignored.  At most 255
+ * octets (the librdmacm limit); the transport may allow fewer (RoCE/IB:
+ * 56 on a connect request, 196 on a reply).
+ *
+ * Output on stdout, one line per event, line-buffered:
+ *	event=NAME status=N len=N data=HEX
+ * NAME is the RDMA-CM event (ESTABLISHED, REJECTED, CONNECT_REQUEST,
+ * DISCONNECTED, ...), status the event's status, len and data the
+ * Private Data the event carried (on RoCE/IB the whole zero-padded CM
+ * field).  ESTABLISHED in the connect role carries the server's
+ * reply; ESTABLISHED in the listen role carries none.  The call and
+ * reply of --reply-inv are printed as "call ..." and "reply ..." lines.
+ * "done" ends a run that got through its hold.  Diagnostics go to
+ * stderr.
+ *
+ * Every wait is bounded by --timeout (default 10 s) and the hold by
+ * --hold (default 0 s); SIGTERM or SIGINT ends a hold early and the
+ * connection is still closed cleanly.
+ *
+ * Exit status:
+ *	0  the connection was established, held and closed
+ *	1  usage error
+ *	2  setup failure: address or route resolution, device, QP,
+ *	   rdma_connect()/rdma_accept() refused (e.g. Private Data too long)
+ *	3  the connect request was rejected (connect role)
+ *	4  a wait timed out
+ *	5  an unexpected CM event (UNREACHABLE, CONNECT_ERROR, ...)
+ *	6  the peer disconnected before the hold ended
+ *	7  --reply-inv: the call could not be parsed or the reply not sent
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+enum {
+	EXIT_OK		= 0,
+	EXIT_USAGE	= 1,
+	EXIT_SETUP	= 2,
+	EXIT_REJECTED	= 3,
+	EXIT_TIMEOUT	= 4,
+	EXIT_UNEXPECTED	= 5,
+	EXIT_PEER_DISC	= 6,
+	EXIT_RPC	= 7,
+};
+
+#define MAX_PDATA	255	/* rdma_conn_param.private_data_len is a u8 */
+#define BUF_SIZE	4096	/* Receive and Send buffers of --reply-inv */
+#define NR_RECV		4
+
+/* RPC-over-RDMA version 1 and ONC RPC constants (RFC 8166, RFC 5531) */
+#define RPCRDMA_VERSION	1
+#define RDMA_MSG	0
+#define RPC_REPLY	1
+#define MSG_ACCEPTED	0
+#define AUTH_NONE	0
+#define RPC_SUCCESS	0
+
+static const char *prog = "cm-peer";
+static volatile sig_atomic_t stop_hold;
+
+struct opts {
+	bool listen;
+	const char *addr;
+	const char *port;
+	uint8_t data[MAX_PDATA];
+	size_t len;
+	double hold;
+	double timeout;
+	bool reply_inv;
+	bool reply_inv_own;	/* use the rkey of the call's Reply chunk */
+	uint32_t inv_rkey;
+};
+
+/* What an event carried, copied out before rdma_ack_cm_event() */
+struct cm_ev {
+	enum rdma_cm_event_type type;
+	int status;
+	struct rdma_cm_id *id;
+	struct rdma_cm_id *listen_id;
+	uint8_t pdata[256];
+	size_t len;
+	uint8_t initiator_depth;
+	uint8_t responder_resources;
+};
+
+struct conn {
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	uint8_t *buf;		/* NR_RECV receive buffers, then one send */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s connect ADDR PORT --data HEX [--hold SEC] [--timeout SEC]\n"
+		"       %s listen ADDR PORT --data HEX [--hold SEC] [--timeout SEC]\n"
+		"                 [--reply-inv RKEY|call]\n"
+		"\n"
+		"A crafted RDMA-CM peer: sends exactly the Private Data HEX (\"\" for\n"
+		"none, at most %d octets) in its connect request (connect) or its\n"
+		"accept (listen), prints what the other side sent as\n"
+		"  event=NAME status=N len=N data=HEX\n"
+		"holds the connection for --hold seconds (default 0; SIGTERM ends\n"
+		"it early) and disconnects.  Every wait is limited by --timeout\n"
+		"(default 10 s).  --reply-inv answers the first RPC call with Send\n"
+		"With Invalidate of RKEY (or of the call's own Reply chunk rkey).\n"
+		"\n"
+		"exit status: 0 ok, 1 usage, 2 setup/resolve failure, 3 rejected,\n"
+		"4 timeout, 5 unexpected CM event, 6 peer disconnected during the\n"
+		"hold, 7 RPC call not understood or reply not sent\n",
+		prog, prog, MAX_PDATA);
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int parse_hex(const char *s, uint8_t *out, size_t max, size_t *len)
+{
+	size_t n = 0;
+	int hi, lo;
+
+	while (*s) {
+		if (strchr(":.-_ \t\n", *s)) {
+			s++;
+			continue;
+		}
+		hi = hexval(s[0]);
+		lo = hi < 0 ? -1 : hexval(s[1]);
+		if (hi < 0 || lo < 0) {
+			fprintf(stderr, "%s: --data: not hex at \"%.8s\"\n",
+				prog, s);
+			return -1;
+		}
+		if (n == max) {
+			fprintf(stderr, "%s: --data: more than %zu octets\n",
+				prog, max);
+			return -1;
+		}
+		out[n++] = (uint8_t)(hi << 4 | lo);
+		s += 2;
+	}
+	*len = n;
+	return 0;
+}
+
+static void print_hex(FILE *f, const uint8_t *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		fprintf(f, "%02x", p[i]);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_hold = 1;
+}
+
+static void print_event(const struct cm_ev *ev)
+{
+	printf("event=%s status=%d len=%zu data=",
+	       rdma_event_str(ev->type), ev->status, ev->len);
+	print_hex(stdout, ev->pdata, ev->len);
+	printf("\n");
+}
+
+/*
+ * Wait until @deadline for the next CM event on @ch.  Returns 0 with
+ * @ev filled in, EXIT_TIMEOUT, or -1 when a hold is to end (a signal
+ * arrived and @interruptible).
+ */
+static int next_event(struct rdma_event_channel *ch, double deadline,
+		      bool interruptible, struct cm_ev *ev)
+{
+	struct rdma_cm_event *e;
+	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+	const struct rdma_conn_param *cp;
+	double left;
+	int ret;
+
+	for (;;) {
+		if (interruptible && stop_hold)
+			return -1;
+		left = deadline - now();
+		if (left <= 0)
+			return EXIT_TIMEOUT;
+		ret = poll(&pfd, 1, (int)(left * 1000) + 1);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret < 0) {
+			perror("poll");
+			return EXIT_SETUP;
+		}
+		if (ret > 0)
+			break;
+	}
+	if (rdma_get_cm_event(ch, &e)) {
+		perror("rdma_get_cm_event");
+		return EXIT_SETUP;
+	}
+	memset(ev, 0, sizeof(*ev));
+	ev->type = e->event;
+	ev->status = e->status;
+	ev->id = e->id;
+	ev->listen_id = e->listen_id;
+	cp = &e->param.conn;
+	if (e->id && e->id->ps == RDMA_PS_TCP && cp->private_data) {
+		ev->len = cp->private_data_len;
+		memcpy(ev->pdata, cp->private_data, ev->len);
+		ev->initiator_depth = cp->initiator_depth;
+		ev->responder_resources = cp->responder_resources;
+	}
+	rdma_ack_cm_event(e);
+	return 0;
+}
+
+/* Wait for an event of type @want on @id; others are unexpected */
+static int wait_event(struct rdma_event_channel *ch, struct rdma_cm_id *id,
+		      enum rdma_cm_event_type want, double timeout,
+		      struct cm_ev *ev)
+{
+	int ret = next_event(ch, now() + timeout, false, ev);
+
+	if (ret == EXIT_TIMEOUT) {
+		fprintf(stderr, "%s: no %s within %.1f s\n", prog,
+			rdma_event_str(want), timeout);
+		printf("event=TIMEOUT waiting=%s\n", rdma_event_str(want));
+	}
+	if (ret)
+		return ret;
+	if (ev->type == want && ev->id == id)
+		return 0;
+	print_event(ev);
+	fprintf(stderr, "%s: %s (status %d) while waiting for %s\n", prog,
+		rdma_event_str(ev->type), ev->status, rdma_event_str(want));
+	switch (ev->type) {
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		return EXIT_SETUP;
+	case RDMA_CM_EVENT_REJECTED:
+		return EXIT_REJECTED;
+	default:
+		return EXIT_UNEXPECTED;
+	}
+}
+
+static int resolve(const char *addr, const char *port, bool passive,
+		   struct sockaddr_storage *ss)
+{
+	struct addrinfo hints = {
+		.ai_family = AF_UNSPEC,
+		.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV |
+			    (passive ? AI_PASSIVE : 0),
+	};
+	struct addrinfo *ai;
+	int ret;
+
+	ret = getaddrinfo(addr, port, &hints, &ai);
+	if (ret) {
+		fprintf(stderr, "%s: %s port %s: %s\n", prog, addr, port,
+			gai_strerror(ret));
+		return -1;
+	}
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	freeaddrinfo(ai);
+	return 0;
+}
+
+static int post_recv(struct conn *c, unsigned int i)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(c->buf + (size_t)i * BUF_SIZE),
+		.length = BUF_SIZE,
+		.lkey = c->mr->lkey,
+	};
+	struct ibv_recv_wr wr = {
+		.wr_id = i, .sg_list = &sge, .num_sge = 1,
+	}, *bad;
+
+	return ibv_post_recv(c->id->qp, &wr, &bad);
+}
+
+/* A PD, one CQ and an RC QP on @id; receives posted when @recvs */
+static int make_qp(struct conn *c, bool recvs)
+{
+	struct ibv_qp_init_attr attr = {
+		.qp_type = IBV_QPT_RC,
+		.cap = {
+			.max_send_wr = 4,
+			.max_recv_wr = NR_RECV,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+	};
+	unsigned int i;
+
+	c->pd = ibv_alloc_pd(c->id->verbs);
+	if (!c->pd) {
+		perror("ibv_alloc_pd");
+		return EXIT_SETUP;
+	}
+	c->cq = ibv_create_cq(c->id->verbs, 16, NULL, NULL, 0);
+	if (!c->cq) {
+		perror("ibv_create_cq");
+		return EXIT_SETUP;
+	}
+	attr.send_cq = c->cq;
+	attr.recv_cq = c->cq;
+	if (rdma_create_qp(c->id, c->pd, &attr)) {
+		perror("rdma_create_qp");
+		return EXIT_SETUP;
+	}
+	if (!recvs)
+		return 0;
+	c->buf = calloc(NR_RECV + 1, BUF_SIZE);
+	if (!c->buf)
+		return EXIT_SETUP;
+	c->mr = ibv_reg_mr(c->pd, c->buf, (size_t)(NR_RECV + 1) * BUF_SIZE,
+			   IBV_ACCESS_LOCAL_WRITE);
+	if (!c->mr) {
+		perror("ibv_reg_mr");
+		return EXIT_SETUP;
+	}
+	for (i = 0; i < NR_RECV; i++) {
+		if (post_recv(c, i)) {
+			perror("ibv_post_recv");
+			return EXIT_SETUP;
+		}
+	}
+	return 0;
+}
+
+static void free_conn(struct conn *c)
+{
+	if (c->id && c->id->qp)
+		rdma_destroy_qp(c->id);
+	if (c->mr)
+		ibv_dereg_mr(c->mr);
+	if (c->cq)
+		ibv_destroy_cq(c->cq);
+	if (c->pd)
+		ibv_dealloc_pd(c->pd);
+	free(c->buf);
+	if (c->id)
+		rdma_destroy_id(c->id);
+	memset(c, 0, sizeof(*c));
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return ntohl(v);
+}
+
+static uint8_t *put32(uint8_t *p, uint32_t v)
+{
+	v = htonl(v);
+	memcpy(p, &v, sizeof(v));
+	return p + sizeof(v);
+}
+
+/*
+ * --reply-inv: wait for the client's first call and answer it.  The
+ * RPC-over-RDMA header (RFC 8166 section 4.2) is xid, vers, credits,
+ * proc, then the Read list, Write list and Reply chunk.  The call must
+ * be RDMA_MSG with an empty Read list and Write list; a Reply chunk is
+ * allowed (its first segment's handle is the call's own rkey).  The
+ * reply is RDMA_MSG with three empty lists and the RPC reply inline:
+ * xid, REPLY, MSG_ACCEPTED, AUTH_NONE verifier, SUCCESS.
+ */
+static int answer_call(struct rdma_event_channel *ch, struct conn *c,
+		       const struct opts *o)
+{
+	double deadline = now() + o->timeout;
+	struct ibv_wc wc;
+	uint8_t *call, *rep, *p;
+	uint32_t xid, vers, credits, proc, own_rkey = 0, rkey;
+	size_t len;
+	int n;
+
+	(void)ch;
+	for (;;) {
+		n = ibv_poll_cq(c->cq, 1, &wc);
+		if (n < 0) {
+			perror("ibv_poll_cq");
+			return EXIT_RPC;
+		}
+		if (n > 0)
+			break;
+		if (now() > deadline) {
+			fprintf(stderr, "%s: no RPC call within %.1f s\n", prog,
+				o->timeout);
+			printf("call timeout\n");
+			return EXIT_TIMEOUT;
+		}
+		if (!n) {
+			struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	if (wc.status != IBV_WC_SUCCESS || !(wc.opcode & IBV_WC_RECV)) {
+		fprintf(stderr, "%s: receive failed: %s\n", prog,
+			ibv_wc_status_str(wc.status));
+		return EXIT_RPC;
+	}
+	call = c->buf + (size_t)wc.wr_id * BUF_SIZE;
+	len = wc.byte_len;
+	if (len < 28) {
+		fprintf(stderr, "%s: call of %zu octets is too short\n", prog,
+			len);
+		return EXIT_RPC;
+	}
+	xid = get32(call);
+	vers = get32(call + 4);
+	credits = get32(call + 8);
+	proc = get32(call + 12);
+	printf("call xid=0x%08x vers=%u credits=%u proc=%u len=%zu\n", xid,
+	       vers, credits, proc, len);
+	/* Read list and Write list empty, Reply chunk optional */
+	if (vers != RPCRDMA_VERSION || proc != RDMA_MSG || get32(call + 16) ||
+	    get32(call + 20)) {
+		fprintf(stderr, "%s: not an RDMA_MSG call without Read or Write list\n",
+			prog);
+		return EXIT_RPC;
+	}
+	if (get32(call + 24)) {
+		if (len < 28 + 4 + 16) {
+			fprintf(stderr, "%s: Reply chunk cut short\n", prog);
+			return EXIT_RPC;
+		}
+		own_rkey = get32(call + 32);	/* count, then handle */
+		printf("call reply-chunk handle=0x%08x\n", own_rkey);
+	}
+	rkey = o->reply_inv_own ? own_rkey : o->inv_rkey;
+	if (o->reply_inv_own && !get32(call + 24)) {
+		fprintf(stderr, "%s: the call has no Reply chunk\n", prog);
+		return EXIT_RPC;
+	}
+
+	rep = c->buf + (size_t)NR_RECV * BUF_SIZE;
+	p = rep;
+	p = put32(p, xid);
+	p = put32(p, RPCRDMA_VERSION);
+	p = put32(p, credits ? credits : 1);
+	p = put32(p, RDMA_MSG);
+	p = put32(p, 0);		/* Read list */
+	p = put32(p, 0);		/* Write list */
+	p = put32(p, 0);		/* Reply chunk */
+	p = put32(p, xid);		/* RPC reply */
+	p = put32(p, RPC_REPLY);
+	p = put32(p, MSG_ACCEPTED);
+	p = put32(p, AUTH_NONE);	/* verifier flavor, length 0 */
+	p = put32(p, 0);
+	p = put32(p, RPC_SUCCESS);
+	{
+		struct ibv_sge sge = {
+			.addr = (uintptr_t)rep,
+			.length = (uint32_t)(p - rep),
+			.lkey = c->mr->lkey,
+		};
+		struct ibv_send_wr wr = {
+			.wr_id = 100,
+			.sg_list = &sge,
+			.num_sge = 1,
+			.opcode = IBV_WR_SEND_WITH_INV,
+			.send_flags = IBV_SEND_SIGNALED,
+			.invalidate_rkey = rkey,
+		}, *bad;
+
+		if (ibv_post_send(c->id->qp, &wr, &bad)) {
+			perror("ibv_post_send");
+			return EXIT_RPC;
+		}
+	}
+	for (;;) {
+		n = ibv_poll_cq(c->cq, 1, &wc);
+		if (n > 0 && wc.wr_id == 100)
+			break;
+		if (n < 0 || now() > deadline) {
+			fprintf(stderr, "%s: no Send completion\n", prog);
+			return EXIT_RPC;
+		}
+		if (!n) {
+			struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	printf("reply xid=0x%08x inv_rkey=0x%08x status=%s\n", xid, rkey,
+	       ibv_wc_status_str(wc.status));
+	return wc.status == IBV_WC_SUCCESS ? 0 : EXIT_RPC;
+}
+
+/*
+ * Hold an established connection until --hold passes or a signal
+ * arrives, rejecting any further connect request on a listener; then
+ * disconnect and wait for DISCONNECTED.
+ */
+static int hold_and_close(struct rdma_event_channel *ch, struct conn *c,
+			  const struct opts *o)
+{
+	double deadline = now() + o->hold;
+	bool peer_gone = false;
+	struct cm_ev ev;
+	int ret;
+
+	for (;;) {
+		ret = next_event(ch, deadline, true, &ev);
+		if (ret == -1 || ret == EXIT_TIMEOUT)
+			break;		/* the hold is over */
+		if (ret)
+			return ret;
+		if (ev.type == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			print_event(&ev);
+			rdma_reject(ev.id, NULL, 0);
+			rdma_destroy_id(ev.id);
+			continue;
+		}
+		print_event(&ev);
+		if (ev.id == c->id && ev.type == RDMA_CM_EVENT_DISCONNECTED) {
+			peer_gone = true;
+			break;
+		}
+		if (ev.id == c->id)
+			return EXIT_UNEXPECTED;
+	}
+	if (!peer_gone) {
+		rdma_disconnect(c->id);
+		ret = wait_event(ch, c->id, RDMA_CM_EVENT_DISCONNECTED,
+				 o->timeout, &ev);
+		if (ret)
+			return ret;
+	}
+	printf("done%s\n", peer_gone ? " peer-disconnected" : "");
+	return peer_gone ? EXIT_PEER_DISC : EXIT_OK;
+}
+
+static int run_connect(struct rdma_event_channel *ch, const struct opts *o)
+{
+	struct rdma_conn_param param = {
+		.responder_resources = 1,
+		.initiator_depth = 1,
+		.retry_count = 7,
+		.rnr_retry_count = 7,
+	};
+	struct sockaddr_storage dst;
+	struct conn c = { 0 };
+	int ms = (int)(o->timeout * 1000);
+	struct cm_ev ev;
+	int ret;
+
+	if (resolve(o->addr, o->port, false, &dst))
+		return EXIT_SETUP;
+	if (rdma_create_id(ch, &c.id, NULL, RDMA_PS_TCP)) {
+		perror("rdma_create_id");
+		return EXIT_SETUP;
+	}
+	ret = EXIT_SETUP;
+	if (rdma_resolve_addr(c.id, NULL, (struct sockaddr *)&dst, ms)) {
+		perror("rdma_resolve_addr");
+		goto out;
+	}
+	ret = wait_event(ch, c.id, RDMA_CM_EVENT_ADDR_RESOLVED, o->timeout, &ev);
+	if (ret)
+		goto out;
+	ret = EXIT_SETUP;
+	if (rdma_resolve_route(c.id, ms)) {
+		perror("rdma_resolve_route");
+		goto out;
+	}
+	ret = wait_event(ch, c.id, RDMA_CM_EVENT_ROUTE_RESOLVED, o->timeout,
+			 &ev);
+	if (ret)
+		goto out;
+	ret = make_qp(&c, false);
+	if (ret)
+		goto out;
+	param.private_data = o->len ? o->data : NULL;
+	param.private_data_len = (uint8_t)o->len;
+	if (rdma_connect(c.id, &param)) {
+		fprintf(stderr, "%s: rdma_connect with %zu octets: %s\n", prog,
+			o->len, strerror(errno));
+		printf("event=CONNECT_FAILED errno=%d\n", errno);
+		ret = EXIT_SETUP;
+		goto out;
+	}
+	ret = wait_event(ch, c.id, RDMA_CM_EVENT_ESTABLISHED, o->timeout, &ev);
+	if (ret)
+		goto out;
+	print_event(&ev);
+	ret = hold_and_close(ch, &c, o);
+out:
+	free_conn(&c);
+	return ret;
+}
+
+static int run_listen(struct rdma_event_channel *ch, const struct opts *o)
+{
+	struct rdma_conn_param param = {
+		.retry_count = 7,
+		.rnr_retry_count = 7,
+	};
+	struct rdma_cm_id *lid = NULL;
+	struct sockaddr_storage src;
+	struct conn c = { 0 };
+	struct ibv_device_attr da;
+	struct cm_ev ev;
+	int ret;
+
+	if (resolve(o->addr, o->port, true, &src))
+		return EXIT_SETUP;
+	if (rdma_create_id(ch, &lid, NULL, RDMA_PS_TCP)) {
+		perror("rdma_create_id");
+		return EXIT_SETUP;
+	}
+	ret = EXIT_SETUP;
+	if (rdma_bind_addr(lid, (struct sockaddr *)&src)) {
+		perror("rdma_bind_addr");
+		goto out;
+	}
+	if (rdma_listen(lid, 4)) {
+		perror("rdma_listen");
+		goto out;
+	}
+	printf("listening\n");
+	ret = next_event(ch, now() + o->timeout, false, &ev);
+	if (ret == EXIT_TIMEOUT) {
+		fprintf(stderr, "%s: no connect request within %.1f s\n", prog,
+			o->timeout);
+		printf("event=TIMEOUT waiting=%s\n",
+		       rdma_event_str(RDMA_CM_EVENT_CONNECT_REQUEST));
+	}
+	if (ret)
+		goto out;
+	print_event(&ev);
+	if (ev.type != RDMA_CM_EVENT_CONNECT_REQUEST) {
+		ret = EXIT_UNEXPECTED;
+		goto out;
+	}
+	c.id = ev.id;
+	ret = make_qp(&c, o->reply_inv);
+	if (ret) {
+		rdma_reject(c.id, NULL, 0);
+		goto out;
+	}
+	/* Answer the peer's IRD/ORD, within what this device supports */
+	if (ibv_query_device(c.id->verbs, &da)) {
+		perror("ibv_query_device");
+		rdma_reject(c.id, NULL, 0);
+		goto out;
+	}
+	param.responder_resources = ev.initiator_depth;
+	if (param.responder_resources > da.max_qp_rd_atom)
+		param.responder_resources = (uint8_t)da.max_qp_rd_atom;
+	param.initiator_depth = ev.responder_resources;
+	if (param.initiator_depth > da.max_qp_init_rd_atom)
+		param.initiator_depth = (uint8_t)da.max_qp_init_rd_atom;
+	param.private_data = o->len ? o->data : NULL;
+	param.private_data_len = (uint8_t)o->len;
+	if (rdma_accept(c.id, &param)) {
+		fprintf(stderr, "%s: rdma_accept with %zu octets: %s\n", prog,
+			o->len, strerror(errno));
+		printf("event=ACCEPT_FAILED errno=%d\n", errno);
+		ret = EXIT_SETUP;
+		goto out;
+	}
+	ret = wait_event(ch, c.id, RDMA_CM_EVENT_ESTABLISHED, o->timeout, &ev);
+	if (ret)
+		goto out;
+	print_event(&ev);
+	if (o->reply_inv) {
+		ret = answer_call(ch, &c, o);
+		if (ret)
+			goto out;
+	}
+	ret = hold_and_close(ch, &c, o);
+out:
+	free_conn(&c);
+	if (lid)
+		rdma_destroy_id(lid);
+	return ret;
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+	char *end;
+
+	*out = strtod(s, &end);
+	return *s && !*end && *out >= 0 && *out <= 3600 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "data", required_argument, NULL, 'd' },
+		{ "hold", required_argument, NULL, 'H' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "reply-inv", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts o = { .timeout = 10 };
+	struct rdma_event_channel *ch;
+	struct sigaction sa = { .sa_handler = on_signal };
+	bool have_data = false;
+	char *end;
+	int opt, ret;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			if (parse_hex(optarg, o.data, sizeof(o.data), &o.len))
+				return EXIT_USAGE;
+			have_data = true;
+			break;
+		case 'H':
+			if (parse_seconds(optarg, &o.hold))
+				goto bad;
+			break;
+		case 't':
+			if (parse_seconds(optarg, &o.timeout) || o.timeout == 0)
+				goto bad;
+			break;
+		case 'i':
+			o.reply_inv = true;
+			if (!strcmp(optarg, "call")) {
+				o.reply_inv_own = true;
+				break;
+			}
+			errno = 0;
+			o.inv_rkey = (uint32_t)strtoul(optarg, &end, 0);
+			if (errno || !*optarg || *end)
+				goto bad;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			goto bad;
+		}
+	}
+	if (argc - optind != 3 || !have_data)
+		goto bad;
+	if (!strcmp(argv[optind], "listen"))
+		o.listen = true;
+	else if (strcmp(argv[optind], "connect"))
+		goto bad;
+	if (o.reply_inv && !o.listen)
+		goto bad;
+	o.addr = argv[optind + 1];
+	o.port = argv[optind + 2];
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+
+	ch = rdma_create_event_channel();
+	if (!ch) {
+		perror("rdma_create_event_channel");
+		return EXIT_SETUP;
+	}
+	ret = o.listen ? run_listen(ch, &o) : run_connect(ch, &o);
+	rdma_destroy_event_channel(ch);
+	return ret;
+bad:
+	usage(stderr);
+	return EXIT_USAGE;
+}

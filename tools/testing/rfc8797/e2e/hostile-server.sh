@@ -1,0 +1,218 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In-guest test: hostile CM Private Data against OUR server.
+#
+#   hostile-server.sh [--quick]
+#
+# For every row of hostile-table.sh, cm-peer (tools/testing/rfc8797/
+# cm-peer) connects to our NFS server's RDMA listener with exactly the
+# row's octets as Private Data and holds the connection while this
+# script reads what the server made of it.  Each row asserts:
+#   NAME-parse  the connection's line in /proc/net/rpc/svc_rdma_connections:
+#               parse status, offset, version, flags, the client's R and
+#               sizes as parsed, the server's own settings, the negotiated
+#               c2s = min(client send, server recv), s2c = min(server send,
+#               client recv) and R, and that the server sent its message;
+#   NAME-trace  one rpcrdma:svcrdma_cm_private event with the same values;
+#   NAME-reply  what the server answered in its accept: a valid RFC 8797
+#               message with the configured sizes (on rxe the whole
+#               zero-padded 196-octet REP field, on siw exactly 8 octets),
+#               and cm-peer got through its hold and disconnect cleanly.
+# Then: no connection is left listed, an ordinary NFSv4.2 mount still
+# negotiates as usual and reads back what it wrote, and the kernel log
+# is clean.  --quick runs only the rows marked q in the table.
+. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/hostile-table.sh"
+
+FAILED=0
+QUICK=0
+[ "${1:-}" = --quick ] && QUICK=1
+PEER=$(cd "$(dirname "$0")/../cm-peer" && pwd)/cm-peer
+SYS=/proc/sys/sunrpc/svc_rdma
+T=/sys/kernel/tracing
+OUT=/tmp/hostile
+mkdir -p $OUT
+
+# The server's settings for this test: distinct Send and Receive sizes,
+# so that a swapped or unparsed value shows
+SRV_R=1 SRV_SEND=8192 SRV_RECV=16384
+SRV_MSG=$(hex_of_message $SRV_R $SRV_SEND $SRV_RECV)
+
+# What the CM carries on this transport: the largest connect-request
+# Private Data a client can send (MAXLEN), whether the server sees it
+# zero-padded to the whole field, and how long the reply field is
+case "$TRANSPORT" in
+rxe)	# IB CM REQ: 92 octets, of which the RDMA-CM header takes 36
+	MAXLEN=56 VIEW=padded REPLEN=196 ;;
+siw)	# MPA: the peer's exact length.  librdmacm allows 255 octets,
+	# but siw sends 252..255 with a corrupt MPA header (its u8
+	# pd_len wraps when the 4-octet MPA v2 IRD/ORD field is added),
+	# so 251 is the largest Private Data that reaches the server.
+	MAXLEN=251 VIEW=exact REPLEN=8 ;;
+*)	fail hostile-server-transport "unknown transport $TRANSPORT"; exit 1 ;;
+esac
+
+[ -x "$PEER" ] || { fail hostile-server-peer "$PEER not built (make -C tools/testing/rfc8797/cm-peer)"; exit 1; }
+setup_rdma "$TRANSPORT" || { fail hostile-server-setup "rdma link add failed"; exit 1; }
+start_nfsd || { fail hostile-server-nfsd "nfsd did not start"; exit 1; }
+echo $SRV_RECV >$SYS/max_req_size && echo $SRV_SEND >$SYS/max_send_size &&
+	echo $SRV_R >$SYS/remote_invalidation && echo 1 >$SYS/cm_private_data ||
+	{ fail hostile-server-sysctl "cannot configure the server"; exit 1; }
+trace_on rpcrdma/svcrdma_cm_private
+[ -r $CONNS ] || { fail hostile-server-procfile "$CONNS missing"; exit 1; }
+log "transport $TRANSPORT ($VIEW view), max Private Data $MAXLEN, server R=$SRV_R send=$SRV_SEND recv=$SRV_RECV"
+
+# wait_for FILE REGEX SECONDS: until a line of FILE matches
+wait_for() {
+	local i
+	for ((i = 0; i < $3 * 5; i++)); do
+		grep -qE "$2" "$1" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# show FILE...: the files' lines, indented and cut short, for the log
+show() {
+	local l
+	cat "$@" | while IFS= read -r l; do echo "    ${l:0:200}"; done
+}
+
+# The assertions run in bash without forks where it matters: a process
+# costs tens of milliseconds in a TCG guest, and there are 40+ rows.
+rows_run=0
+row() {
+	local name=$1 quick=$2 hex=$3 exact=$4 padded=${5:-$4}
+	local exp st off ver fl r snd rcv c2s s2c nr pid rc line got want
+	local out=$OUT/peer.out err=$OUT/peer.err ev tr i f w
+	local -A F
+	local -a L
+
+	[ "$QUICK" = 1 ] && [ "$quick" != q ] && return
+	if [ "$VIEW" = padded ]; then exp=$padded; else exp=$exact; fi
+	[ "$exact" = "$padded" ] || name=$name-$VIEW
+	rows_run=$((rows_run + 1))
+	read -r st off ver fl r snd rcv <<<"$exp"
+	c2s=$((snd < SRV_RECV ? snd : SRV_RECV))
+	s2c=$((SRV_SEND < rcv ? SRV_SEND : rcv))
+	nr=$((r && SRV_R))
+
+	wait_no_conns || fail "$name-idle" "a connection is still listed: $(cat $CONNS)"
+	echo >$T/trace
+	log "$name: $((${#hex} / 2)) octets: $hex"
+	# the hold ends when this script has read the server's state
+	timeout 60 "$PEER" connect "$SERVER_ADDR" $RDMA_PORT --data "$hex" \
+		--hold 30 --timeout 15 >$out 2>$err &
+	pid=$!
+	wait_for $out '^(event=|done)' 30
+	line=""
+	if grep -q '^event=RDMA_CM_EVENT_ESTABLISHED' $out; then
+		# the server lists the connection once it has accepted it
+		for ((i = 0; i < 25; i++)); do
+			line=$(<$CONNS)
+			[ -n "$line" ] && break
+			sleep 0.2
+		done
+	fi
+	kill -TERM $pid 2>/dev/null
+	wait $pid
+	rc=$?
+	show $out $err
+
+	# what the server parsed and negotiated
+	want="status=$st offset=$off version=$ver flags=$fl client_r=$r"
+	want="$want client_send=$snd client_recv=$rcv server_r=$SRV_R"
+	want="$want server_send=$SRV_SEND server_recv=$SRV_RECV c2s=$c2s s2c=$s2c r=$nr"
+	want="$want server_sent=1"
+	for w in $line; do F[${w%%=*}]=${w#*=}; done
+	got=""
+	for f in status offset version flags client_r client_send client_recv \
+		 server_r server_send server_recv c2s s2c r server_sent; do
+		got="$got $f=${F[$f]:-}"
+	done
+	got=${got# }
+	mapfile -t L <<<"$line"
+	if [ -z "$line" ]; then
+		fail "$name-parse" "no connection listed (cm-peer exit $rc: $(tr '\n' ' ' <$out) $(tr '\n' ' ' <$err))"
+	elif [ ${#L[@]} != 1 ]; then
+		fail "$name-parse" "expected one connection, got: $line"
+	elif [ "$got" != "$want" ]; then
+		fail "$name-parse" "want '$want', got '$got'"
+	else
+		pass "$name-parse"
+	fi
+
+	# the tracepoint reports the same, once for this connection
+	want="status=$st offset=$off version=$ver flags=$fl client R=$r"
+	want="$want send/recv=$snd/$rcv server R=$SRV_R send/recv=$SRV_SEND/$SRV_RECV"
+	want="$want negotiated c2s=$c2s s2c=$s2c R=$nr"
+	mapfile -t L < <(grep -o 'svcrdma_cm_private: .*' $T/trace)
+	tr=${L[0]:-}
+	tr=${tr#svcrdma_cm_private: addr=* }
+	if [ ${#L[@]} != 1 ]; then
+		fail "$name-trace" "expected one svcrdma_cm_private event, got ${#L[@]}: ${L[*]}"
+	elif [ "$tr" != "$want" ]; then
+		fail "$name-trace" "want '$want', got '$tr'"
+	else
+		pass "$name-trace"
+	fi
+
+	# the server's answer and a clean end of the connection
+	want="event=RDMA_CM_EVENT_ESTABLISHED status=0 len=$REPLEN data=$SRV_MSG$(zeros $((REPLEN - 8)))"
+	mapfile -t L <$out
+	ev=""
+	for w in "${L[@]}"; do
+		[ "${w#event=RDMA_CM_EVENT_ESTABLISHED }" != "$w" ] && ev=$w
+	done
+	if [ "$ev" != "$want" ]; then
+		fail "$name-reply" "want '$want', got '${L[*]}'"
+	elif [ "$rc" != 0 ] || [ "${L[-1]:-}" != done ]; then
+		fail "$name-reply" "cm-peer exit $rc, not a clean hold and disconnect: ${L[*]} $(tr '\n' ' ' <$err)"
+	else
+		pass "$name-reply"
+	fi
+}
+
+start=$SECONDS
+hostile_rows
+log "$rows_run rows in $((SECONDS - start)) s"
+[ "$rows_run" -gt 0 ] && pass "rows-run-$rows_run" || fail rows-run "no row ran"
+
+if wait_no_conns; then
+	pass no-connection-left
+else
+	fail no-connection-left "still listed: $(cat $CONNS)"
+fi
+
+# the server still serves an ordinary client, with the usual negotiation
+MNT=/mnt/hostile
+dd if=/dev/urandom of=/tmp/hostile-f bs=1M count=4 status=none
+sum=$(sha256sum </tmp/hostile-f)
+if mount_nfs 4.2 $MNT; then
+	line=$(cat $CONNS)
+	# our client advertises 4096/4096 and R by default
+	if [ "$(field status "$line") $(field c2s "$line") $(field s2c "$line") $(field r "$line")" = \
+	     "found $(min 4096 $SRV_RECV) $(min $SRV_SEND 4096) 1" ]; then
+		pass nfs-after-negotiated
+	else
+		fail nfs-after-negotiated "$line"
+	fi
+	cp /tmp/hostile-f $MNT/f && sync
+	umount_nfs $MNT
+	if mount_nfs 4.2 $MNT; then
+		[ "$(timeout 120 sha256sum <$MNT/f)" = "$sum" ] && pass nfs-after-checksum ||
+			fail nfs-after-checksum "data read back differs"
+		umount_nfs $MNT || fail nfs-after-umount "umount failed"
+	else
+		fail nfs-after-checksum "remount failed"
+	fi
+else
+	fail nfs-after-negotiated "mount failed after the hostile rows"
+fi
+
+if dmesg_clean >/tmp/bad; then
+	pass dmesg-clean
+else
+	fail dmesg-clean "$(head -c 500 /tmp/bad)"
+fi
+exit $FAILED

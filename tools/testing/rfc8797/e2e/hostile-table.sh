@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: GPL-2.0
+# The hostile-input table of the RFC 8797 CM Private Data tests, shared
+# by hostile-server.sh (cm-peer connects to our server) and
+# hostile-client.sh (our client connects to cm-peer).  Sourced.
+#
+# Each row is the exact Private Data that cm-peer sends and what our
+# parser (net/sunrpc/xprtrdma/cm_private.c) must make of it:
+#
+#   row NAME QUICK HEX EXACT [PADDED]
+#
+# EXACT is the expected parse when the receiver gets exactly HEX (iWARP:
+# siw, where MPA delivers the peer's length); PADDED when it gets HEX
+# followed by zeros up to the whole CM field (RoCE: rxe, 56 octets on a
+# connect request, 196 on a reply).  PADDED defaults to EXACT; rows
+# whose two expectations differ are reported as NAME-exact or
+# NAME-padded so that the name says which view was tested.  An
+# expectation is "status offset version flags R send recv", the
+# peer's message as parsed: status found|absent|truncated|bad-version,
+# offset and version of the occurrence used or first rejected, the raw
+# flags octet, the peer's R and its Send and Receive sizes in octets
+# (the RFC 8166 defaults 0 1024 1024 unless found).
+#
+# The rules the expectations come from (RFC 8797 section 5.2, the
+# kernel-doc of rpcrdma_cm_private_parse()): the identifier is looked
+# for at every octet offset of the received length, in order; the
+# first occurrence with version 1 whose eight octets all lie within the
+# data is used; occurrences with another version are skipped; reserved
+# flag bits are kept in flags but play no part; an identifier with
+# fewer than eight octets left is "truncated" unless a complete
+# bad-version occurrence came first; a cut-short identifier (fewer than
+# four octets left) is not an occurrence at all.
+#
+# QUICK=q marks the rows of --quick (about one of each kind).
+#
+# The caller sets MAXLEN, the largest Private Data the sending side can
+# carry on this transport and in this direction (rows use it to place
+# data at the very end), and defines row().
+
+MAGIC=f6ab0e18
+# the valid message most rows carry: version 1, R, Send 3072, Recv 5120
+V=${MAGIC}01010204
+V_EXP="1 0x01 1 3072 5120"	# version flags R send recv
+# a second valid message: R clear, Send 6144, Recv 7168
+W=${MAGIC}01000506
+DEFAULTS="0 1024 1024"		# R send recv of an RFC 8166 peer
+ABSENT="absent 0 0 0x00 $DEFAULTS"
+
+# msg VERSION FLAGS SEND RECV: a message, every field two hex digits
+msg() { echo "$MAGIC$1$2$3$4"; }
+
+# fill N [OCTET]: N filler octets (default a5, which never starts the
+# identifier)
+fill() {
+	local n=$1 o=${2:-a5} s=""
+	while [ "$n" -gt 0 ]; do s=$s$o; n=$((n - 1)); done
+	echo "$s"
+}
+
+# rnd N SEED: N pseudo-random octets, the same for the same SEED; every
+# 0xf6 octet is replaced by 0x00 so that the identifier cannot occur by
+# chance and the expectation "absent" holds for every seed
+rnd() {
+	local n=$1 seed=$2 s="" h=$2
+	while [ ${#s} -lt $((2 * n)) ]; do
+		h=$(printf '%s' "$h" | sha256sum | cut -c1-64)
+		s=$s$h
+	done
+	s=${s:0:$((2 * n))}
+	echo "$s" | sed 's/../&\n/g' | sed 's/^f6$/00/' | tr -d '\n'
+}
+
+hostile_rows() {
+	local M=$MAXLEN
+
+	# --- no data, and fewer than eight octets
+	row empty              q ""                      "$ABSENT"
+	row len1               - f6                      "$ABSENT"
+	row len2               - f6ab                    "$ABSENT"
+	row len3-magic-cut     - f6ab0e                  "$ABSENT"
+	row len4-magic         - $MAGIC                  "truncated 0 0 0x00 $DEFAULTS" \
+							 "bad-version 0 0 0x00 $DEFAULTS"
+	row len5-magic-v1      q ${MAGIC}01              "truncated 0 1 0x00 $DEFAULTS" \
+							 "found 0 1 0x00 0 1024 1024"
+	row len6               - ${MAGIC}0101            "truncated 0 1 0x00 $DEFAULTS" \
+							 "found 0 1 0x01 1 1024 1024"
+	row len7               - ${MAGIC}010102          "truncated 0 1 0x00 $DEFAULTS" \
+							 "found 0 1 0x01 1 3072 1024"
+
+	# --- one valid message at many offsets, aligned or not
+	row off0               - "$V"                    "found 0 $V_EXP"
+	row off1               - "$(fill 1)$V"           "found 1 $V_EXP"
+	row off2               - "$(fill 2)$V"           "found 2 $V_EXP"
+	row off3               - "$(fill 3 00)$V"        "found 3 $V_EXP"
+	row off4               - "$(fill 4 00)$V"        "found 4 $V_EXP"
+	row off7               q "$(fill 7)$V"           "found 7 $V_EXP"
+	row off8               - "$(fill 8 ff)$V"        "found 8 $V_EXP"
+	row off13              - "$(fill 13)$V"          "found 13 $V_EXP"
+	row off-last           - "$(fill $((M - 8)))$V"  "found $((M - 8)) $V_EXP"
+
+	# --- the identifier at the very end: truncated in both views, as
+	# the data fills the whole field; a cut-short identifier is no
+	# occurrence; short data is truncated only where the exact length
+	# arrives
+	row trunc-end4         q "$(fill $((M - 4)))$MAGIC" \
+						 "truncated $((M - 4)) 0 0x00 $DEFAULTS"
+	row trunc-end5         - "$(fill $((M - 5)))${MAGIC}01" \
+						 "truncated $((M - 5)) 1 0x00 $DEFAULTS"
+	row trunc-end7         - "$(fill $((M - 7)))${MAGIC}010102" \
+						 "truncated $((M - 7)) 1 0x00 $DEFAULTS"
+	row magic-cut-end      - "$(fill $((M - 3)))f6ab0e" "$ABSENT"
+	row trunc-short        - "$(fill 10)${MAGIC}0101" \
+						 "truncated 10 1 0x00 $DEFAULTS" \
+						 "found 10 1 0x01 1 1024 1024"
+
+	# --- versions other than 1
+	row version0           - "$(msg 00 01 02 04)"    "bad-version 0 0 0x00 $DEFAULTS"
+	row version2           q "$(msg 02 01 02 04)"    "bad-version 0 2 0x00 $DEFAULTS"
+	row version255         - "$(msg ff 01 02 04)"    "bad-version 0 255 0x00 $DEFAULTS"
+
+	# --- reserved flag bits: kept in flags, ignored otherwise
+	row reserved-fe        - "$(msg 01 fe 02 04)"    "found 0 1 0xfe 0 3072 5120"
+	row reserved-ff        - "$(msg 01 ff 02 04)"    "found 0 1 0xff 1 3072 5120"
+	row reserved-80        - "$(msg 01 80 02 04)"    "found 0 1 0x80 0 3072 5120"
+
+	# --- extreme Size octets
+	row sizes-00-00        - "$(msg 01 01 00 00)"    "found 0 1 0x01 1 1024 1024"
+	row sizes-ff-ff        q "$(msg 01 01 ff ff)"    "found 0 1 0x01 1 262144 262144"
+	row sizes-00-ff        - "$(msg 01 00 00 ff)"    "found 0 1 0x00 0 1024 262144"
+	row sizes-ff-00        - "$(msg 01 00 ff 00)"    "found 0 1 0x00 0 262144 1024"
+
+	# --- the largest Private Data the CM allows
+	row random-max         q "$(rnd "$M" max)"       "$ABSENT"
+	row random-max-tail    - "$(rnd $((M - 8)) tail)$V" "found $((M - 8)) $V_EXP"
+
+	# --- several occurrences
+	row badver-then-valid  q "$(msg 02 01 ff ff)$V"  "found 8 $V_EXP"
+	row valid-then-valid   - "$V$W"                  "found 0 $V_EXP"
+	row magic-overlap      - "$MAGIC$V"              "found 4 $V_EXP"
+	row badver-badver      - "$(msg 00 01 02 04)$(msg 03 01 02 04)" \
+						 "bad-version 0 0 0x00 $DEFAULTS"
+	row badver-unaligned-valid - "$(fill 3)$(msg ff 01 02 04)$(fill 2)$V" \
+						 "found 13 $V_EXP"
+	row badver-then-trunc  - "$(msg 02 01 02 04)$(fill $((M - 13)))${MAGIC}01" \
+						 "bad-version 0 2 0x00 $DEFAULTS"
+	row valid-then-trunc   - "$V$(fill $((M - 12)))$MAGIC" "found 0 $V_EXP"
+
+	# --- other protocols' data around or containing the identifier
+	# RFC 6581-like IRD/ORD (MPA v2) header in front of the message
+	row mpav2-like         - "80010001$V"            "found 4 $V_EXP"
+	# NVMe-oF-like 32-octet connect data (recfmt, qid, hrqsize, hsqsize,
+	# cntlid, reserved) with the message inside its reserved field
+	row nvmeof-like        q "00000001008000""7fffff00000000$V$(fill 10 00)" \
+						 "found 14 $V_EXP"
+	# iSER-like header whose vendor field happens to hold the
+	# identifier, followed by a zero version: not ours
+	row iser-like-badver   - "80000000${MAGIC}0000ffff" \
+						 "bad-version 4 0 0x00 $DEFAULTS"
+
+	# --- lengths that are not a multiple of four
+	row len9               - "${V}a5"                "found 0 $V_EXP"
+	row len13              - "$V$(fill 5 00)"        "found 0 $V_EXP"
+	row len23              - "$(fill 6)$V$(fill 9 0e)" "found 6 $V_EXP"
+}
+
+# Negotiation (RFC 8797 section 4.2): c2s = min(client send, server
+# recv), s2c = min(server send, client recv), R only when both set it.
+min() { if [ "$1" -lt "$2" ]; then echo "$1"; else echo "$2"; fi; }
+
+# hex_of_message R SEND RECV: the eight octets a peer with these
+# settings sends (sizes are multiples of 1024, 1024..262144)
+hex_of_message() {
+	printf '%s01%02x%02x%02x' $MAGIC "$1" $(($2 / 1024 - 1)) $(($3 / 1024 - 1))
+}
+
+# zeros N: N zero octets, hex
+zeros() { fill "$1" 00; }
