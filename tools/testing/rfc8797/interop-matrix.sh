@@ -2,12 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 # The interoperability matrix: our kernel against Debian's stock 6.12 in
 # two linked guests, both roles, with RFC 8797 private data on and off.
-# Prints a markdown table and saves it as $CACHE/interop/matrix.md.
+# Each cell runs mount, fio with verify, small files and a dmesg check
+# for NFSv3 and NFSv4.2, and asserts what the Send With Invalidate and
+# LOCAL_INV counters of both sides must show for that pairing (see the
+# legend written under the table).  Prints a markdown table and saves it
+# as $CACHE/interop/matrix.md (--quick: matrix-quick.md; not copied when
+# RFC8797_INJECT is set).  Exit status 0 only when every cell passed.
 #
 #   interop-matrix.sh [--quick] [--results-file FILE]
 #   --quick: only ours<->stock both ways, NFSv4.2 (the make check subset)
 #
-# Each cell appends PASS/FAIL lines to FILE (for check.sh).
+# Each cell appends "PASS/FAIL interop CELL nfsV" (mount, I/O, dmesg)
+# and "... nfsV counters" lines to FILE (for check.sh).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -22,34 +28,176 @@ done
 out=$CACHE/interop/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 vers=(3 4.2)
-# name server-kernel client-kernel server-args client-args
+# name server-kernel client-kernel server-args client-args expect
+# expect: swi = the server must use Send With Invalidate (our server with
+# R negotiated, or the stock server, which uses it whenever the client
+# set R although it answers R=0); none = it must not (private data off
+# on either side: R is not negotiated, and the stock server sees no R)
 cells=(
-	"ours-client/stock-server stock ours - -"
-	"stock-client/ours-server ours stock - -"
+	"ours-client/stock-server stock ours - - swi"
+	"stock-client/ours-server ours stock - - swi"
 )
 if [ "$quick" = 1 ]; then
 	vers=(4.2)
 else
 	cells+=(
-		"ours/ours ours ours - -"
-		"ours-client/ours-server-no-pd ours ours --no-private-data -"
-		"ours-client-no-pd/ours-server ours ours - --no-private-data"
-		"ours-client-no-pd/stock-server stock ours - --no-private-data"
-		"stock-client/ours-server-no-pd ours stock --no-private-data -"
+		"ours/ours ours ours - - swi"
+		"ours-client/ours-server-no-pd ours ours --no-private-data - none"
+		"ours-client-no-pd/ours-server ours ours - --no-private-data none"
+		"ours-client-no-pd/stock-server stock ours - --no-private-data none"
+		"stock-client/ours-server-no-pd ours stock --no-private-data - none"
 	)
 fi
+inject=${RFC8797_INJECT:-}
 
 table=$out/matrix.md
 {
-	echo "Interoperability matrix, $(date -u +%Y-%m-%d), base $BASE_PKG_VERSION, stock kernel $STOCK_KREL, soft-RoCE (rxe), two linked QEMU guests"
+	echo "Interoperability matrix, $(date -u +%Y-%m-%d), base $BASE_PKG_VERSION, stock kernel $STOCK_KREL, soft-RoCE (rxe), two linked QEMU guests${inject:+ (RFC8797_INJECT=$inject: broken on purpose)}"
 	echo
-	echo "| cell | NFS | mount | fio verify | small files | dmesg (both) | client view | server view |"
-	echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+	echo "| cell | NFS | mount | fio verify | small files | dmesg (both) | client view | server view | client LOCAL_INV / RI / unexp / mismatch | server SWI / plain | counters |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 } >"$table"
+
+# kv KEY LINE: the value of KEY=value in LINE, "na" when absent
+kv() {
+	local v
+	v=$(echo " $2" | grep -o " $1=[^ ]*" | head -n 1 | cut -d= -f2)
+	echo "${v:-na}"
+}
+# add A B: the sum, "na" if either is
+add() { case "$1$2" in *na*) echo na ;; *) echo $(($1 + $2)) ;; esac; }
+known() { [ "$1" != na ]; }
+status_name() {
+	case "$1" in
+	0) echo found ;; 1) echo absent ;; 2) echo truncated ;; 3) echo bad-version ;; *) echo "$1" ;;
+	esac
+}
+
+# sub A B: A - B, "na" if either is
+sub() { case "$1$2" in *na*) echo na ;; *) echo $(($1 - $2)) ;; esac; }
+
+# counters DIR V EXPECT CLIENT_KERNEL SERVER_KERNEL: for one NFS version
+# of one cell, from the snapshots both guests took before each mount and
+# before each unmount (e2e/interop-client.sh, e2e/interop-server.sh), set
+# ccol and scol (the table's counter columns), sview (the server view),
+# clast (the client's last counters line), sline (the server's
+# connection line) and cverdict ("pass" or why it fails).  Client
+# mountstats counters are per mount (a fresh transport each time), the
+# server's and the tracepoint counts are differences from the snapshot
+# taken before that mount.
+counters() {
+	local dir=$1 v=$2 expect=$3 ckern=$4 skern=$5 tag c c0 s s0 miss x
+	local li=0 ri=0 un=0 mm=0 reminv=0 inv=0 plain=0 tswi=0 tplain=0
+	local pri pinv ptswi prem pswi swi why=()
+	clast="" sline=""
+	for tag in fio read; do
+		c=$(grep "^tag=nfs$v-$tag " "$dir/client/counters.txt" 2>/dev/null | tail -n 1)
+		c0=$(grep "^tag=nfs$v-$tag-start " "$dir/client/counters.txt" 2>/dev/null | tail -n 1)
+		s=$(grep "^tag=nfs$v-$tag " "$dir/server/server-snaps.txt" 2>/dev/null | tail -n 1)
+		s0=$(grep "^tag=nfs$v-$tag-start " "$dir/server/server-snaps.txt" 2>/dev/null | tail -n 1)
+		if [ -z "$c" ] || [ -z "$c0" ] || [ -z "$s" ] || [ -z "$s0" ]; then
+			miss=""
+			for x in c c0 s s0; do
+				[ -n "${!x}" ] && continue
+				case $x in
+				c) miss+=" client:nfs$v-$tag" ;; c0) miss+=" client:nfs$v-$tag-start" ;;
+				s) miss+=" server:nfs$v-$tag" ;; s0) miss+=" server:nfs$v-$tag-start" ;;
+				esac
+			done
+			why+=("snapshots missing:$miss")
+			li=na ri=na un=na mm=na reminv=na inv=na plain=na tswi=na tplain=na
+			continue
+		fi
+		pri=$(kv ri "$c")
+		pinv=$(sub "$(kv send_inv "$s")" "$(kv send_inv "$s0")")
+		ptswi=$(sub "$(kv trace_swi "$s")" "$(kv trace_swi "$s0")")
+		prem=$(sub "$(kv reminv "$c")" "$(kv reminv "$c0")")
+		li=$(add "$li" "$(kv li "$c")") ri=$(add "$ri" "$pri")
+		un=$(add "$un" "$(kv un "$c")") mm=$(add "$mm" "$(kv mm "$c")")
+		inv=$(add "$inv" "$pinv") tswi=$(add "$tswi" "$ptswi") reminv=$(add "$reminv" "$prem")
+		plain=$(add "$plain" "$(sub "$(kv send_plain "$s")" "$(kv send_plain "$s0")")")
+		tplain=$(add "$tplain" "$(sub "$(kv trace_plain "$s")" "$(kv trace_plain "$s0")")")
+		# exact per mount: the client sent no RPC while the server counted
+		if known "$pinv" && known "$ptswi" && [ "$pinv" != "$ptswi" ]; then
+			why+=("$tag: server counter send_inv +$pinv but $ptswi svcrdma_post_send with an inv_rkey")
+		fi
+		pswi=$pinv
+		known "$pswi" || pswi=$ptswi
+		if known "$pswi" && known "$pri" && [ "$pri" != "$pswi" ]; then
+			why+=("$tag: client counted $pri invalidating replies, server sent $pswi")
+		fi
+		if known "$pswi" && known "$prem" && [ "$prem" != "$pswi" ]; then
+			why+=("$tag: client traced $prem remote invalidations, server sent $pswi")
+		fi
+		clast=$c sline=${s#*| }
+	done
+	# the server's Send With Invalidate count: its counter where it has
+	# one (ours), else its svcrdma_post_send tracepoints (stock)
+	swi=$inv
+	known "$swi" || swi=$tswi
+	if known "$ri" || ! known "$reminv"; then
+		ccol="$li / $ri / $un / $mm"
+	else
+		ccol="$li / $reminv (trace) / n/a / n/a"
+	fi
+	if known "$inv"; then scol="$inv / $plain"; else scol="$tswi / $tplain (trace)"; fi
+	sview="n/a (stock)"
+	if [ "$skern" = ours ]; then
+		if [ -n "$sline" ] && [ "$sline" != "n/a (stock)" ]; then
+			sview="$(kv status "$sline") client_r=$(kv client_r "$sline") server_r=$(kv server_r "$sline") c2s/s2c=$(kv c2s "$sline")/$(kv s2c "$sline") r=$(kv r "$sline") sent=$(kv server_sent "$sline")"
+		else
+			sview=n/a
+			why+=("our server listed no connection while the client was connected")
+		fi
+	fi
+
+	# what must hold in every cell
+	if known "$mm" && [ "$mm" != 0 ]; then why+=("$mm rkey mismatches"); fi
+	case "$expect" in
+	swi)
+		known "$swi" && [ "$swi" -gt 0 ] || why+=("no Send With Invalidate ($swi)")
+		# remote invalidation replaces LOCAL_INV: at most one per hundred
+		if known "$li" && known "$swi" && [ $((li * 100)) -gt "$swi" ]; then
+			why+=("$li LOCAL_INVs for $swi remotely invalidated replies")
+		fi
+		if known "$un" && [ "$skern" = stock ]; then
+			# stock answers R=0 and invalidates all the same
+			[ "$un" = "$ri" ] || why+=("$un of $ri invalidations counted as not negotiated, want all")
+		elif known "$un"; then
+			[ "$un" = 0 ] || why+=("$un invalidations counted as not negotiated, want 0")
+		fi
+		if [ "$skern" = ours ] && [ "$(kv r "$sline")" != 1 ]; then
+			why+=("server r=$(kv r "$sline"), want 1")
+		fi
+		;;
+	none)
+		[ "$swi" = 0 ] || why+=("Send With Invalidate used ($swi) without R")
+		if known "$ri" && [ "$ri" != 0 ]; then why+=("client saw $ri invalidating replies"); fi
+		# fio alone registers memory for 2048 4 KiB writes and as many
+		# verify reads, none of which fits inline at these thresholds
+		known "$li" && [ "$li" -ge 2048 ] || why+=("client posted only $li LOCAL_INVs, want >= 2048")
+		if [ "$skern" = ours ] && [ "$(kv r "$sline")" != 0 ]; then
+			why+=("server r=$(kv r "$sline"), want 0")
+		fi
+		;;
+	esac
+	# ours on both sides: both views of the negotiation agree
+	if [ "$skern" = ours ] && [ "$ckern" = ours ] && [ -n "$clast" ] && [ -n "$sline" ]; then
+		c="$(kv c2s "$clast")/$(kv s2c "$clast")/$(kv rneg "$clast")"
+		s="$(kv c2s "$sline")/$(kv s2c "$sline")/$(kv r "$sline")"
+		[ "$c" = "$s" ] || why+=("client c2s/s2c/R $c, server $s")
+	fi
+	if [ ${#why[@]} = 0 ]; then
+		cverdict=pass
+	else
+		cverdict=$(IFS=';'; echo "${why[*]}")
+		cverdict=${cverdict//;/; }
+	fi
+}
 
 start=$SECONDS
 for cell in "${cells[@]}"; do
-	read -r name skern ckern sargs cargs <<<"$cell"
+	read -r name skern ckern sargs cargs expect <<<"$cell"
 	[ "$sargs" = - ] && sargs=""
 	[ "$cargs" = - ] && cargs=""
 	dir=$out/${name//\//_}
@@ -70,22 +218,68 @@ for cell in "${cells[@]}"; do
 		grep -q '^FAIL' "$dir/server/tests.txt" 2>/dev/null && dm=FAIL
 		grep -q '^FAIL x-client-dmesg' "$dir/client/tests.txt" 2>/dev/null && dm=FAIL
 		[ -f "$dir/server/rc" ] && [ -f "$dir/client/rc" ] || dm="guest died"
-		cview=$(grep -m1 -oE '(neg send/recv=[0-9]+/[0-9]+|c2s=[^ ]+ s2c=[^ ]+( [a-z_]+=[^ ]+)*)' \
-			"$dir/client/client-view.txt" 2>/dev/null | head -n 1)
-		sview=$(grep -m1 -vE '^#' "$dir/server/server-view.txt" 2>/dev/null | cut -c1-80)
-		row="| $name | $v | $(col mount) | $(col fio-verify) | $(col small-files) | $dm | ${cview:-n/a} | ${sview:-n/a} |"
+		counters "$dir" "$v" "$expect" "$ckern" "$skern"
+		# the client's view: its xprtrdma_inline_thresh tracepoint and,
+		# for our client, R offered/negotiated and the parse status
+		cview=$(awk -v v="$v" '/^== client view, nfs / { on = ($5 == v) } on' \
+			"$dir/client/client-view.txt" 2>/dev/null | grep -m1 -oE 'neg send/recv=[0-9]+/[0-9]+')
+		if [ -n "$clast" ] && [ "$(kv roff "$clast")" != na ]; then
+			cview="${cview:-n/a}, R offered/neg=$(kv roff "$clast")/$(kv rneg "$clast"), $(status_name "$(kv st "$clast")")"
+		fi
+		cv=pass
+		[ "$cverdict" = pass ] || cv="FAIL: $cverdict"
+		row="| $name | $v | $(col mount) | $(col fio-verify) | $(col small-files) | $dm | ${cview:-n/a} | $sview | $ccol | $scol | $cv |"
 		echo "$row" >>"$table"
 		verdict=pass
-		case "$row" in *FAIL*|*"not run"*|*"guest died"*) verdict=fail ;; esac
+		case "$(col mount) $(col fio-verify) $(col small-files) $dm" in
+		*FAIL*|*"not run"*|*"guest died"*) verdict=fail ;;
+		esac
 		[ "$rc" = 0 ] || verdict=fail
-		if [ -n "$rfile" ]; then
-			if [ "$verdict" = pass ]; then echo "PASS interop $name nfs$v" >>"$rfile"
-			else echo "FAIL interop $name nfs$v: see $dir" >>"$rfile"; fi
+		if [ "$verdict" = pass ]; then
+			[ -z "$rfile" ] || echo "PASS interop $name nfs$v" >>"$rfile"
+		else
+			echo "FAIL interop $name nfs$v: see $dir" | tee -a ${rfile:+"$rfile"} >&2
+		fi
+		if [ "$cverdict" = pass ]; then
+			[ -z "$rfile" ] || echo "PASS interop $name nfs$v counters" >>"$rfile"
+		else
+			echo "FAIL interop $name nfs$v counters: $cverdict" | tee -a ${rfile:+"$rfile"} >&2
 		fi
 	done
 done
-echo >>"$table"
-echo "Wall time: $((SECONDS - start)) s for ${#cells[@]} cells." >>"$table"
-cp "$table" "$CACHE/interop/matrix.md"
+cat >>"$table" <<EOF
+
+Wall time: $((SECONDS - start)) s for ${#cells[@]} cells.
+
+"client view": the client's \`xprtrdma_inline_thresh\` tracepoint, and for
+our client R offered/negotiated and the parse status (mountstats);
+"server view": our server's \`svc_rdma_connections\` line, read while the
+client was connected (the stock server has no such file).  Counters are
+summed over the fio mount and the read-back mount of each NFS version,
+from snapshots of both sides before each mount and before each unmount
+(the server's taken on request over plain TCP): LOCAL_INV = mountstats field 27 (both
+kernels); RI / unexp / mismatch = fields 30 / 31 / 32, replies with a
+remote invalidation, of those not negotiated, rkey mismatches (our
+client; for the stock client RI is its \`xprtrdma_mr_reminv\` tracepoint
+count); server SWI / plain = replies by Send With Invalidate and by plain
+Send: our server's \`rdma_stat_send_inv\` / \`rdma_stat_send_plain\`
+(checked against its \`svcrdma_post_send\` tracepoint), for the stock
+server that tracepoint (inv_rkey set or not).  "counters" asserts: SWI > 0
+where the cell expects it (R on both sides, or a stock server and a
+client that set R), with at most one LOCAL_INV per hundred invalidated
+replies; otherwise no SWI and at least 2048 LOCAL_INVs instead; per
+mount, the client counts (field 30 and its tracepoint) exactly the
+invalidations the server sent (its counter equal to its tracepoint),
+as both sides' counters are read while no RPC runs; no rkey mismatch; a stock
+server's invalidations all counted as not negotiated, ours none; our two
+peers agree on c2s, s2c and R.
+EOF
+if [ -n "$inject" ]; then
+	msg "RFC8797_INJECT=$inject: the table is not copied to $CACHE/interop/"
+elif [ "$quick" = 1 ]; then
+	cp "$table" "$CACHE/interop/matrix-quick.md"
+else
+	cp "$table" "$CACHE/interop/matrix.md"
+fi
 cat "$table"
-! grep -qE 'FAIL|not run|guest died' "$table"
+! grep -qE '\| (FAIL|not run|guest died)' "$table"

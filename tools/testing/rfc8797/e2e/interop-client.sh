@@ -4,9 +4,28 @@
 # server guest, then for each NFS version a mount over RDMA, checksummed
 # I/O (fio with verify, many small files), and what this kernel reports
 # about the negotiation.  Leaves DONE in the export at the end.
+#
+# Counters: before each mount and before each unmount (after fio, after
+# the read-back) the client has the server guest take a snapshot of its
+# counters (over plain TCP, see interop-server.sh), then appends its own
+# to /results/counters.txt:
+#   tag=nfs3-fio li=$27 ri=$30 un=$31 mm=$32 c2s=$33 s2c=$34 roff=$35
+#   rneg=$36 st=$37 reminv=N
+# (tags nfsV-fio-start, nfsV-fio, nfsV-read-start, nfsV-read; fields of
+# the rdma xprt line of the mount: li = LOCAL_INVs posted, ri = replies
+# with remote invalidation, un = of those not negotiated, mm = rkey
+# mismatches, then the negotiated values; "na" without a mount or where
+# the kernel has no such field, e.g. stock 6.12; reminv = the
+# xprtrdma_mr_reminv tracepoints of this NFS version so far, which both
+# kernels have).  Between a start snapshot and the next one, the server's
+# Send With Invalidate count must grow by exactly what the client counted.
+#
+# RFC8797_INJECT=checksum (rfc8797.inject= on the command line) corrupts
+# one of the small files on the server, so that the small-files check
+# must fail.
 #   interop-client.sh [--prefix NAME] [--no-private-data] VERSION...
 . "$(dirname "$0")/../guest-lib.sh"
-FAILED=0 prefix=interop
+FAILED=0 prefix=interop SNAP_PORT=7799
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--prefix) prefix=$2; shift 2 ;;
@@ -29,9 +48,56 @@ mkdir -p /tmp/small
 for i in $(seq 1 100); do head -c $(( (i * 7919) % 9000 )) /dev/urandom >/tmp/small/f$i; done
 sums() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
 
+# xline MNT: the whole rdma xprt line of MNT in /proc/self/mountstats
+xline() {
+	awk -v m=" $1 " '
+		/^device / { cur = index($0, "mounted on" m) > 0 }
+		cur && $1 == "xprt:" && $2 == "rdma" { print; exit }
+	' /proc/self/mountstats
+}
+
+# snap TAG [MNT]: the server snapshots its counters (interop-server.sh,
+# asked over plain TCP, so that no RPC runs meanwhile), then this side
+# records its own: the mountstats of MNT when given, and the count of
+# xprtrdma_mr_reminv tracepoints since trace_on
+snap() {
+	local tag=$1 mnt=${2:-} ans="" line="" i
+	# the listener may still be starting
+	for ((i = 0; i < 30; i++)); do
+		{ exec 3<>"/dev/tcp/$SERVER_ADDR/$SNAP_PORT"; } 2>/dev/null && break
+		sleep 1
+	done
+	if [ "$i" -lt 30 ]; then
+		echo "$tag" >&3
+		read -t 90 -r ans <&3
+		exec 3<&-
+	fi
+	[ -n "$ans" ] || log "snap $tag: no answer from the server"
+	[ -n "$mnt" ] && line=$(xline "$mnt")
+	log "snap $tag: server: $ans"
+	log "snap $tag: client: $line"
+	echo "$line" | awk -v tag="$tag" -v reminv="$(trace_count xprtrdma_mr_reminv)" '
+		function f(n) { return n <= NF ? $n : "na" }
+		{ printf "tag=%s li=%s ri=%s un=%s mm=%s c2s=%s s2c=%s roff=%s rneg=%s st=%s reminv=%s\n",
+			tag, f(27), f(30), f(31), f(32), f(33), f(34), f(35), f(36), f(37), reminv }
+	' >>/results/counters.txt
+}
+
+# trace_count PATTERN: trace lines matching PATTERN, "na" when the ring
+# buffer overflowed (the count would be short)
+trace_count() {
+	if grep -qE '^overrun: [1-9]' /sys/kernel/tracing/per_cpu/cpu*/stats 2>/dev/null; then
+		echo na
+	else
+		trace_dump | grep -c "$1"
+	fi
+}
+echo 8192 >/sys/kernel/tracing/buffer_size_kb 2>/dev/null
+
 for v in "$@"; do
 	t=$prefix-nfs$v mnt=/mnt/nfs$v
-	trace_on
+	trace_on rpcrdma/xprtrdma_mr_reminv
+	snap "nfs$v-fio-start"
 	if ! mount_nfs "$v" "$mnt"; then
 		fail "$t-mount" "mount -o vers=$v,proto=rdma failed"
 		continue
@@ -47,15 +113,22 @@ for v in "$@"; do
 		fail "$t-fio-verify" "$(grep -iE 'err|verify' /tmp/fio.txt | head -c 300)"
 	fi
 	cp -r /tmp/small "$d/small" && sync
+	if [ "$INJECT" = checksum ]; then
+		log "RFC8797_INJECT=checksum: corrupting $d/small/f1 on the server"
+		printf 'X' | dd of="$d/small/f1" bs=1 seek=100 conv=notrunc,fsync status=none
+	fi
+	snap "nfs$v-fio" "$mnt"
 	umount_nfs "$mnt"
+	snap "nfs$v-read-start"
 	if mount_nfs "$v" "$mnt"; then
 		if diff <(sums /tmp/small) <(sums "$d/small") >/tmp/diff; then
 			pass "$t-small-files"
 		else
 			fail "$t-small-files" "$(head -c 300 /tmp/diff)"
 		fi
-		echo "== client view, nfs $v"
-		trace_dump | grep -oE 'xprtrdma_(inline_thresh|cm_private).*' | sort -u | tee -a /results/client-view.txt
+		snap "nfs$v-read" "$mnt"
+		echo "== client view, nfs $v" | tee -a /results/client-view.txt
+		trace_dump | grep -oE 'xprtrdma_(inline_thresh|cm_private):.*' | sort -u | tee -a /results/client-view.txt
 		grep -A2 'xprt:.*rdma' /proc/self/mountstats | head -n 6 | tee -a /results/client-view.txt
 		umount_nfs "$mnt"
 	else
