@@ -15,16 +15,19 @@
  *	connection for --hold seconds, then disconnect.
  *
  *   cm-peer listen ADDR PORT --data HEX [--hold SEC] [--timeout SEC]
- *			[--reply-inv RKEY]
+ *			[--reply-inv own|other|stray|RKEY]
  *	Passive side (the role of an NFS server): listen on ADDR:PORT,
  *	print the Private Data of the first connect request, accept it
  *	with the given Private Data, wait for ESTABLISHED, hold, then
  *	disconnect.  Later connect requests are rejected.  With
- *	--reply-inv, also answer the client's first RPC-over-RDMA call
- *	(RDMA_MSG, no chunks) with an RPC reply (MSG_ACCEPTED, AUTH_NONE,
- *	SUCCESS, empty result) sent with Send With Invalidate carrying
- *	RKEY, or, with --reply-inv call, the rkey of the call's own Reply
- *	chunk.
+ *	--reply-inv, also answer the client's RPC-over-RDMA calls: calls
+ *	without a Reply chunk (a NULL ping) get a plain Send of an RPC
+ *	reply (MSG_ACCEPTED, AUTH_NONE, SUCCESS, no results); the first
+ *	call with a Reply chunk gets the same reply by Send With
+ *	Invalidate: "own" invalidates that chunk's rkey, "other" that
+ *	rkey with its key octet changed, "stray" the chunk's rkey in a
+ *	reply to an xid no call used; a number RKEY answers the very
+ *	first call by Send With Invalidate of RKEY.
  *
  * HEX is an even number of hex digits ("" for no Private Data); ':',
  * '.', '-', '_' and blanks between octets are ignored.  At most 255
@@ -38,7 +41,7 @@
  * Private Data the event carried (on RoCE/IB the whole zero-padded CM
  * field).  ESTABLISHED in the connect role carries the server's
  * reply; ESTABLISHED in the listen role carries none.  The call and
- * reply of --reply-inv are printed as "call ..." and "reply ..." lines.
+ * replies of --reply-inv are printed as "call ..." and "reply ..." lines.
  * "done" ends a run that got through its hold.  Diagnostics go to
  * stderr.
  *
@@ -55,7 +58,7 @@
  *	4  a wait timed out
  *	5  an unexpected CM event (UNREACHABLE, CONNECT_ERROR, ...)
  *	6  the peer disconnected before the hold ended
- *	7  --reply-inv: the call could not be parsed or the reply not sent
+ *	7  --reply-inv: a call could not be parsed or a reply not sent
  */
 
 #include <arpa/inet.h>
@@ -109,7 +112,7 @@ struct opts {
 	double hold;
 	double timeout;
 	bool reply_inv;
-	bool reply_inv_own;	/* use the rkey of the call's Reply chunk */
+	enum { INV_RKEY, INV_OWN, INV_OTHER, INV_STRAY } reply_inv_mode;
 	uint32_t inv_rkey;
 };
 
@@ -138,7 +141,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s connect ADDR PORT --data HEX [--hold SEC] [--timeout SEC]\n"
 		"       %s listen ADDR PORT --data HEX [--hold SEC] [--timeout SEC]\n"
-		"                 [--reply-inv RKEY|call]\n"
+		"                 [--reply-inv own|other|stray|RKEY]\n"
 		"\n"
 		"A crafted RDMA-CM peer: sends exactly the Private Data HEX (\"\" for\n"
 		"none, at most %d octets) in its connect request (connect) or its\n"
@@ -146,8 +149,10 @@ static void usage(FILE *f)
 		"  event=NAME status=N len=N data=HEX\n"
 		"holds the connection for --hold seconds (default 0; SIGTERM ends\n"
 		"it early) and disconnects.  Every wait is limited by --timeout\n"
-		"(default 10 s).  --reply-inv answers the first RPC call with Send\n"
-		"With Invalidate of RKEY (or of the call's own Reply chunk rkey).\n"
+		"(default 10 s).  --reply-inv answers RPC calls: NULL-like calls by\n"
+		"Send, the first with a Reply chunk by Send With Invalidate of its\n"
+		"rkey (own), of that rkey with another key octet (other), or of its\n"
+		"rkey under an unused xid (stray); RKEY: the first call, that rkey.\n"
 		"\n"
 		"exit status: 0 ok, 1 usage, 2 setup/resolve failure, 3 rejected,\n"
 		"4 timeout, 5 unexpected CM event, 6 peer disconnected during the\n"
@@ -422,87 +427,47 @@ static uint8_t *put32(uint8_t *p, uint32_t v)
 	return p + sizeof(v);
 }
 
-/*
- * --reply-inv: wait for the client's first call and answer it.  The
- * RPC-over-RDMA header (RFC 8166 section 4.2) is xid, vers, credits,
- * proc, then the Read list, Write list and Reply chunk.  The call must
- * be RDMA_MSG with an empty Read list and Write list; a Reply chunk is
- * allowed (its first segment's handle is the call's own rkey).  The
- * reply is RDMA_MSG with three empty lists and the RPC reply inline:
- * xid, REPLY, MSG_ACCEPTED, AUTH_NONE verifier, SUCCESS.
- */
-static int answer_call(struct rdma_event_channel *ch, struct conn *c,
-		       const struct opts *o)
+/* Poll the CQ until a completion arrives or @deadline passes */
+static int poll_one(struct conn *c, double deadline, struct ibv_wc *wc)
 {
-	double deadline = now() + o->timeout;
-	struct ibv_wc wc;
-	uint8_t *call, *rep, *p;
-	uint32_t xid, vers, credits, proc, own_rkey = 0, rkey;
-	size_t len;
+	struct timespec ts = { 0, 5 * 1000 * 1000 };
 	int n;
 
-	(void)ch;
 	for (;;) {
-		n = ibv_poll_cq(c->cq, 1, &wc);
+		n = ibv_poll_cq(c->cq, 1, wc);
 		if (n < 0) {
 			perror("ibv_poll_cq");
 			return EXIT_RPC;
 		}
 		if (n > 0)
-			break;
-		if (now() > deadline) {
-			fprintf(stderr, "%s: no RPC call within %.1f s\n", prog,
-				o->timeout);
-			printf("call timeout\n");
+			return 0;
+		if (now() > deadline)
 			return EXIT_TIMEOUT;
-		}
-		if (!n) {
-			struct timespec ts = { 0, 10 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+}
 
-			nanosleep(&ts, NULL);
-		}
-	}
-	if (wc.status != IBV_WC_SUCCESS || !(wc.opcode & IBV_WC_RECV)) {
-		fprintf(stderr, "%s: receive failed: %s\n", prog,
-			ibv_wc_status_str(wc.status));
-		return EXIT_RPC;
-	}
-	call = c->buf + (size_t)wc.wr_id * BUF_SIZE;
-	len = wc.byte_len;
-	if (len < 28) {
-		fprintf(stderr, "%s: call of %zu octets is too short\n", prog,
-			len);
-		return EXIT_RPC;
-	}
-	xid = get32(call);
-	vers = get32(call + 4);
-	credits = get32(call + 8);
-	proc = get32(call + 12);
-	printf("call xid=0x%08x vers=%u credits=%u proc=%u len=%zu\n", xid,
-	       vers, credits, proc, len);
-	/* Read list and Write list empty, Reply chunk optional */
-	if (vers != RPCRDMA_VERSION || proc != RDMA_MSG || get32(call + 16) ||
-	    get32(call + 20)) {
-		fprintf(stderr, "%s: not an RDMA_MSG call without Read or Write list\n",
-			prog);
-		return EXIT_RPC;
-	}
-	if (get32(call + 24)) {
-		if (len < 28 + 4 + 16) {
-			fprintf(stderr, "%s: Reply chunk cut short\n", prog);
-			return EXIT_RPC;
-		}
-		own_rkey = get32(call + 32);	/* count, then handle */
-		printf("call reply-chunk handle=0x%08x\n", own_rkey);
-	}
-	rkey = o->reply_inv_own ? own_rkey : o->inv_rkey;
-	if (o->reply_inv_own && !get32(call + 24)) {
-		fprintf(stderr, "%s: the call has no Reply chunk\n", prog);
-		return EXIT_RPC;
-	}
+/*
+ * Send an RPC-over-RDMA RDMA_MSG with empty chunk lists carrying an
+ * RPC reply to @xid: MSG_ACCEPTED, AUTH_NONE verifier, SUCCESS and no
+ * results (a complete reply to NULL).  With @inv, by Send With
+ * Invalidate of @rkey.  Waits for the Send to complete.
+ */
+static int send_reply(struct conn *c, uint32_t xid, uint32_t credits,
+		      bool inv, uint32_t rkey, double deadline)
+{
+	uint8_t *rep = c->buf + (size_t)NR_RECV * BUF_SIZE, *p = rep;
+	struct ibv_sge sge = { .lkey = c->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = NR_RECV,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = inv ? IBV_WR_SEND_WITH_INV : IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_wc wc;
+	int ret;
 
-	rep = c->buf + (size_t)NR_RECV * BUF_SIZE;
-	p = rep;
 	p = put32(p, xid);
 	p = put32(p, RPCRDMA_VERSION);
 	p = put32(p, credits ? credits : 1);
@@ -510,49 +475,123 @@ static int answer_call(struct rdma_event_channel *ch, struct conn *c,
 	p = put32(p, 0);		/* Read list */
 	p = put32(p, 0);		/* Write list */
 	p = put32(p, 0);		/* Reply chunk */
-	p = put32(p, xid);		/* RPC reply */
+	p = put32(p, xid);		/* the RPC reply */
 	p = put32(p, RPC_REPLY);
 	p = put32(p, MSG_ACCEPTED);
-	p = put32(p, AUTH_NONE);	/* verifier flavor, length 0 */
+	p = put32(p, AUTH_NONE);	/* verifier: flavor, length 0 */
 	p = put32(p, 0);
 	p = put32(p, RPC_SUCCESS);
-	{
-		struct ibv_sge sge = {
-			.addr = (uintptr_t)rep,
-			.length = (uint32_t)(p - rep),
-			.lkey = c->mr->lkey,
-		};
-		struct ibv_send_wr wr = {
-			.wr_id = 100,
-			.sg_list = &sge,
-			.num_sge = 1,
-			.opcode = IBV_WR_SEND_WITH_INV,
-			.send_flags = IBV_SEND_SIGNALED,
-			.invalidate_rkey = rkey,
-		}, *bad;
-
-		if (ibv_post_send(c->id->qp, &wr, &bad)) {
-			perror("ibv_post_send");
-			return EXIT_RPC;
-		}
+	sge.addr = (uintptr_t)rep;
+	sge.length = (uint32_t)(p - rep);
+	if (inv) {
+		wr.invalidate_rkey = rkey;
+		/* libsiw (rdma-core 44) takes the rkey to invalidate from
+		 * wr.rdma.rkey instead of invalidate_rkey; a Send ignores
+		 * wr.rdma everywhere else
+		 */
+		wr.wr.rdma.rkey = rkey;
 	}
-	for (;;) {
-		n = ibv_poll_cq(c->cq, 1, &wc);
-		if (n > 0 && wc.wr_id == 100)
-			break;
-		if (n < 0 || now() > deadline) {
-			fprintf(stderr, "%s: no Send completion\n", prog);
-			return EXIT_RPC;
-		}
-		if (!n) {
-			struct timespec ts = { 0, 10 * 1000 * 1000 };
-
-			nanosleep(&ts, NULL);
-		}
+	if (ibv_post_send(c->id->qp, &wr, &bad)) {
+		perror("ibv_post_send");
+		return EXIT_RPC;
 	}
-	printf("reply xid=0x%08x inv_rkey=0x%08x status=%s\n", xid, rkey,
+	do {
+		ret = poll_one(c, deadline, &wc);
+		if (ret)
+			return ret;
+	} while (wc.wr_id != NR_RECV);
+	printf("reply xid=0x%08x send=%s inv_rkey=0x%08x status=%s\n", xid,
+	       inv ? "SEND_WITH_INV" : "SEND", inv ? rkey : 0,
 	       ibv_wc_status_str(wc.status));
 	return wc.status == IBV_WC_SUCCESS ? 0 : EXIT_RPC;
+}
+
+/*
+ * --reply-inv: answer the client's calls.  The RPC-over-RDMA header
+ * (RFC 8166 section 4.2) is xid, vers, credits, proc, then the Read
+ * list, the Write list and the Reply chunk.  Each call must be an
+ * RDMA_MSG with empty Read and Write lists.  A call without a Reply
+ * chunk (a NULL ping) is answered by plain Send, and the next call
+ * awaited; the first call that carries a Reply chunk, or with an
+ * explicit RKEY the first call, gets the hostile reply:
+ *   own    its own xid, Send With Invalidate of its Reply chunk's rkey
+ *   other  its own xid, Send With Invalidate of that rkey with the
+ *          key octet changed (the same MR on a device that ignores the
+ *          key, an invalid rkey on one that checks it)
+ *   stray  an xid no call used, Send With Invalidate of its rkey
+ *   RKEY   its own xid, Send With Invalidate of RKEY
+ */
+static int answer_calls(struct conn *c, const struct opts *o)
+{
+	double deadline = now() + o->timeout;
+	uint32_t xid, vers, credits, proc, handle, rkey;
+	struct ibv_wc wc;
+	uint8_t *call;
+	bool chunk;
+	size_t len;
+	int ret;
+
+	for (;;) {
+		ret = poll_one(c, deadline, &wc);
+		if (ret == EXIT_TIMEOUT) {
+			fprintf(stderr, "%s: no RPC call within %.1f s\n", prog,
+				o->timeout);
+			printf("call timeout\n");
+		}
+		if (ret)
+			return ret;
+		if (wc.wr_id >= NR_RECV)
+			continue;	/* a late Send completion */
+		if (wc.status != IBV_WC_SUCCESS) {
+			fprintf(stderr, "%s: receive failed: %s\n", prog,
+				ibv_wc_status_str(wc.status));
+			printf("call error=%s\n", ibv_wc_status_str(wc.status));
+			return EXIT_RPC;
+		}
+		call = c->buf + (size_t)wc.wr_id * BUF_SIZE;
+		len = wc.byte_len;
+		if (len < 28) {
+			fprintf(stderr, "%s: call of %zu octets is too short\n",
+				prog, len);
+			return EXIT_RPC;
+		}
+		xid = get32(call);
+		vers = get32(call + 4);
+		credits = get32(call + 8);
+		proc = get32(call + 12);
+		chunk = get32(call + 24);
+		handle = chunk && len >= 48 ? get32(call + 32) : 0;
+		printf("call xid=0x%08x vers=%u credits=%u proc=%u len=%zu reply_chunk=%s",
+		       xid, vers, credits, proc, len, chunk ? "yes" : "no");
+		if (chunk)
+			printf(" handle=0x%08x", handle);
+		printf("\n");
+		if (vers != RPCRDMA_VERSION || proc != RDMA_MSG ||
+		    get32(call + 16) || get32(call + 20) || (chunk && len < 48)) {
+			fprintf(stderr, "%s: not an RDMA_MSG call without Read or Write list\n",
+				prog);
+			return EXIT_RPC;
+		}
+		if (post_recv(c, (unsigned int)wc.wr_id)) {
+			perror("ibv_post_recv");
+			return EXIT_RPC;
+		}
+		if (o->reply_inv_mode == INV_RKEY)
+			return send_reply(c, xid, credits, true, o->inv_rkey,
+					  deadline);
+		if (!chunk) {
+			ret = send_reply(c, xid, credits, false, 0, deadline);
+			if (ret)
+				return ret;
+			continue;
+		}
+		rkey = handle;
+		if (o->reply_inv_mode == INV_OTHER)
+			rkey ^= 0xff;
+		if (o->reply_inv_mode == INV_STRAY)
+			xid ^= 0x80000000;
+		return send_reply(c, xid, credits, true, rkey, deadline);
+	}
 }
 
 /*
@@ -733,7 +772,7 @@ static int run_listen(struct rdma_event_channel *ch, const struct opts *o)
 		goto out;
 	print_event(&ev);
 	if (o->reply_inv) {
-		ret = answer_call(ch, &c, o);
+		ret = answer_calls(&c, o);
 		if (ret)
 			goto out;
 	}
@@ -788,10 +827,15 @@ int main(int argc, char **argv)
 			break;
 		case 'i':
 			o.reply_inv = true;
-			if (!strcmp(optarg, "call")) {
-				o.reply_inv_own = true;
+			o.reply_inv_mode = INV_RKEY;
+			if (!strcmp(optarg, "own"))
+				o.reply_inv_mode = INV_OWN;
+			else if (!strcmp(optarg, "other"))
+				o.reply_inv_mode = INV_OTHER;
+			else if (!strcmp(optarg, "stray"))
+				o.reply_inv_mode = INV_STRAY;
+			if (o.reply_inv_mode != INV_RKEY)
 				break;
-			}
 			errno = 0;
 			o.inv_rkey = (uint32_t)strtoul(optarg, &end, 0);
 			if (errno || !*optarg || *end)

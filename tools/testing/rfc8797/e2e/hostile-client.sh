@@ -1,0 +1,345 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In-guest test: hostile CM Private Data against OUR client.
+#
+#   hostile-client.sh [--quick]
+#
+# No NFS server runs during the rows: cm-peer (tools/testing/rfc8797/
+# cm-peer) listens on the NFS/RDMA port and accepts our client's
+# connection with exactly the row's octets of hostile-table.sh as
+# Private Data; the mount then fails (nobody answers its RPCs) and is
+# cleaned up.  Each row asserts:
+#   NAME-sent        what our client sent, as cm-peer printed it: one valid
+#                    RFC 8797 message with the configured R and sizes (on
+#                    rxe the zero-padded 56-octet connect-request field, on
+#                    siw exactly 8 octets);
+#   NAME-parse       one rpcrdma:xprtrdma_cm_private event: the length the CM
+#                    delivered, parse status, offset, version, flags and
+#                    the peer's R and sizes as parsed;
+#   NAME-negotiated  rpcrdma:xprtrdma_inline_thresh: c2s = min(client send,
+#                    server recv), s2c = min(server send, client recv), R
+#                    only when both set it;
+#   NAME-cleanup     cm-peer accepted and disconnected, the mount attempt
+#                    ended within its time limit and nothing is mounted.
+# Then the remote-invalidation cases (see reminv() below): a hostile
+# server's Send With Invalidate of the call's own rkey, of an rkey
+# under a stray xid, of another key of the same MR, and of no MR; the
+# client must honour, report or refuse each as its policy says.  Last,
+# an ordinary NFS server is started and the same client mounts it and
+# reads back what it wrote, and the kernel log is clean.  --quick runs
+# only the rows and cases marked q.
+. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/hostile-table.sh"
+
+FAILED=0
+QUICK=0
+[ "${1:-}" = --quick ] && QUICK=1
+PEER=$(cd "$(dirname "$0")/../cm-peer" && pwd)/cm-peer
+PARAM=/sys/module/rpcrdma/parameters
+T=/sys/kernel/tracing
+OUT=/tmp/hostile
+MNT=/mnt/hostile
+mkdir -p $OUT $MNT
+
+# The client's settings for this test: distinct Send and Receive sizes
+CLI_R=1 CLI_SEND=16384 CLI_RECV=8192
+CLI_MSG=$(hex_of_message $CLI_R $CLI_SEND $CLI_RECV)
+
+# What the CM carries on this transport: the largest reply Private
+# Data cm-peer can send (MAXLEN), whether our client sees it zero-padded
+# to the whole field, and how long the connect-request field is
+case "$TRANSPORT" in
+rxe)	# IB CM REP: 196 octets; REQ: 92 less the 36-octet RDMA-CM header
+	MAXLEN=196 VIEW=padded REQLEN=56 ;;
+siw)	# MPA: exact lengths; 251 is the largest siw sends intact (its u8
+	# pd_len wraps at 252 when the MPA v2 IRD/ORD field is added)
+	MAXLEN=251 VIEW=exact REQLEN=8 ;;
+*)	fail hostile-client-transport "unknown transport $TRANSPORT"; exit 1 ;;
+esac
+
+[ -x "$PEER" ] || { fail hostile-client-peer "$PEER not built (make -C tools/testing/rfc8797/cm-peer)"; exit 1; }
+setup_rdma "$TRANSPORT" || { fail hostile-client-setup "rdma link add failed"; exit 1; }
+modprobe rpcrdma 2>/dev/null
+echo $CLI_SEND >$PARAM/max_inline_write && echo $CLI_RECV >$PARAM/max_inline_read &&
+	echo Y >$PARAM/remote_invalidation && echo Y >$PARAM/cm_private_data ||
+	{ fail hostile-client-params "cannot configure the client"; exit 1; }
+trace_on rpcrdma/xprtrdma_cm_private
+log "transport $TRANSPORT ($VIEW view), max Private Data $MAXLEN, client R=$CLI_R send=$CLI_SEND recv=$CLI_RECV"
+
+# wait_for FILE REGEX SECONDS: until a line of FILE matches
+wait_for() {
+	local i
+	for ((i = 0; i < $3 * 5; i++)); do
+		grep -qE "$2" "$1" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# show FILE...: the files' lines, indented and cut short, for the log
+show() {
+	local l
+	cat "$@" | while IFS= read -r l; do echo "    ${l:0:200}"; done
+}
+
+# The assertions avoid forks where it matters: a process costs tens of
+# milliseconds in a TCG guest, and there are 40+ rows.
+rows_run=0
+row() {
+	local name=$1 quick=$2 hex=$3 exact=$4 padded=${5:-$4}
+	local exp st off ver fl r snd rcv c2s s2c nr pid mpid rc mrc len
+	local out=$OUT/peer.out err=$OUT/peer.err mout=$OUT/mount.out
+	local want ev w i
+	local -a L C
+
+	[ "$QUICK" = 1 ] && [ "$quick" != q ] && return
+	if [ "$VIEW" = padded ]; then
+		exp=$padded len=$MAXLEN
+	else
+		exp=$exact len=$((${#hex} / 2))
+	fi
+	[ "$exact" = "$padded" ] || name=$name-$VIEW
+	rows_run=$((rows_run + 1))
+	read -r st off ver fl r snd rcv <<<"$exp"
+	c2s=$((CLI_SEND < rcv ? CLI_SEND : rcv))
+	s2c=$((snd < CLI_RECV ? snd : CLI_RECV))
+	nr=$((r && CLI_R))
+
+	echo >$T/trace
+	log "$name: $((${#hex} / 2)) octets: $hex"
+	timeout 90 "$PEER" listen "$SERVER_ADDR" $RDMA_PORT --data "$hex" \
+		--hold 30 --timeout 30 >$out 2>$err &
+	pid=$!
+	if ! wait_for $out '^listening' 20; then
+		fail "$name-cleanup" "cm-peer did not listen: $(tr '\n' ' ' <$err)"
+		kill -TERM $pid 2>/dev/null
+		wait $pid
+		return
+	fi
+	# soft, 1 s timeouts, one try: the mount gives up soon after the
+	# listener is gone; KILL is the backstop
+	timeout -s KILL 40 mount -t nfs -o \
+		vers=4.2,proto=rdma,port=$RDMA_PORT,soft,timeo=10,retrans=1,retry=0 \
+		"$SERVER_ADDR:/" $MNT >$mout 2>&1 &
+	mpid=$!
+	# the client's tracepoints fire when its connection is established
+	wait_for $T/trace 'xprtrdma_inline_thresh' 30
+	kill -TERM $pid 2>/dev/null
+	wait $pid
+	rc=$?
+	wait $mpid
+	mrc=$?
+	show $out $err $mout
+	mapfile -t L <$out
+	mapfile -t C < <(grep -o 'xprtrdma_\(cm_private\|inline_thresh\): .*' $T/trace)
+
+	# what our client sent
+	want="event=RDMA_CM_EVENT_CONNECT_REQUEST status=0 len=$REQLEN data=$CLI_MSG$(zeros $((REQLEN - 8)))"
+	ev=""
+	for w in "${L[@]}"; do
+		[ "${w#event=RDMA_CM_EVENT_CONNECT_REQUEST }" != "$w" ] && ev=$w
+	done
+	if [ "$ev" = "$want" ]; then
+		pass "$name-sent"
+	else
+		fail "$name-sent" "want '$want', got '${L[*]}'"
+	fi
+
+	# what it made of the peer's Private Data, on its first connection
+	want="len=$len status=$st offset=$off version=$ver flags=$fl R=$r send=$snd recv=$rcv"
+	ev=""
+	for w in "${C[@]}"; do
+		[ "${w#xprtrdma_cm_private: }" != "$w" ] && { ev=${w#* -> * }; break; }
+	done
+	if [ "$ev" = "$want" ]; then
+		pass "$name-parse"
+	else
+		fail "$name-parse" "want '$want', got '$ev' (${#C[@]} events)"
+	fi
+
+	# and what it negotiated
+	want="neg send/recv=$c2s/$s2c,* R=$nr"
+	ev=""
+	for w in "${C[@]}"; do
+		[ "${w#xprtrdma_inline_thresh: }" != "$w" ] && { ev=$w; break; }
+	done
+	# shellcheck disable=SC2053
+	if [[ "$ev" == *" neg send/recv=$c2s/$s2c, "*", neg R=$nr" ]]; then
+		pass "$name-negotiated"
+	else
+		fail "$name-negotiated" "want '$want', got '$ev'"
+	fi
+
+	# the connection was accepted with the row's octets and went away;
+	# the mount failed (nobody answered) within its time limit
+	if [ "${L[2]:-}" != "event=RDMA_CM_EVENT_ESTABLISHED status=0 len=0 data=" ]; then
+		fail "$name-cleanup" "cm-peer did not get ESTABLISHED: ${L[*]} $(tr '\n' ' ' <$err)"
+	elif [ "$rc" != 0 ] && [ "$rc" != 6 ]; then
+		fail "$name-cleanup" "cm-peer exit $rc: ${L[*]} $(tr '\n' ' ' <$err)"
+	elif [ "$mrc" = 0 ] || [ "$mrc" = 124 ] || [ "$mrc" = 137 ]; then
+		fail "$name-cleanup" "mount exit $mrc: $(tr '\n' ' ' <$mout)"
+	elif grep -q " $MNT " /proc/mounts; then
+		fail "$name-cleanup" "$MNT is mounted"
+	else
+		pass "$name-cleanup"
+	fi
+	if grep -q " $MNT " /proc/mounts; then
+		umount -f -l $MNT
+	fi
+}
+
+start=$SECONDS
+hostile_rows
+log "$rows_run rows in $((SECONDS - start)) s"
+[ "$rows_run" -gt 0 ] && pass "rows-run-$rows_run" || fail rows-run "no row ran"
+
+# Remote invalidation from a hostile server.  cm-peer answers the
+# client's NULL ping by plain Send and its next call, the first with a
+# Reply chunk (a 1024-octet server Send size forces one), by Send With
+# Invalidate (cm-peer --reply-inv):
+#   own        the call's own Reply chunk rkey: that MR needs no LOCAL_INV
+#              (xprtrdma_mr_reminv); with R not negotiated this is also
+#              reported by xprtrdma_reply_reminv_err "matched, R not
+#              negotiated";
+#   stray      that rkey in a reply to an xid no call used: "matches no MR
+#              of the request" and the client disconnects;
+#   other      the call's rkey with another key octet: siw invalidates
+#              by MR index alone, so the client gets an rkey that is none
+#              of the request's: "matches no MR of the request", every MR
+#              of the request is invalidated locally and the client
+#              disconnects; rxe checks the key and fails the Receive
+#              (REM_INV_REQ_ERR) so the reply never reaches xprtrdma;
+#   0x12345678 an rkey of no MR at all, answering the NULL ping: the
+#              device fails the Receive on both transports.
+# Each case: the expected events in the client's trace, none of the
+# others, and a disconnect.
+trace_has() { grep -qE "$1" $T/trace; }
+reminv() {
+	local name=reminv-$1 quick=$2 data=$3 mode=$4 expect=$5
+	local out=$OUT/peer.out err=$OUT/peer.err mout=$OUT/mount.out
+	local pid mpid rc handle xid rkey why=""
+
+	[ "$QUICK" = 1 ] && [ "$quick" != q ] && return
+	trace_on rpcrdma/xprtrdma_cm_private rpcrdma/xprtrdma_reply \
+		rpcrdma/xprtrdma_reply_reminv_err rpcrdma/xprtrdma_mr_reminv \
+		rpcrdma/xprtrdma_mr_localinv rpcrdma/xprtrdma_wc_receive \
+		rpcrdma/xprtrdma_disconnect
+	log "$name: --data $data --reply-inv $mode"
+	timeout 90 "$PEER" listen "$SERVER_ADDR" $RDMA_PORT --data "$data" \
+		--reply-inv "$mode" --hold 20 --timeout 30 >$out 2>$err &
+	pid=$!
+	if ! wait_for $out '^listening' 20; then
+		fail "$name" "cm-peer did not listen: $(tr '\n' ' ' <$err)"
+		kill -TERM $pid 2>/dev/null
+		wait $pid
+		return
+	fi
+	timeout -s KILL 40 mount -t nfs -o \
+		vers=4.2,proto=rdma,port=$RDMA_PORT,soft,timeo=20,retrans=1,retry=0 \
+		"$SERVER_ADDR:/" $MNT >$mout 2>&1 &
+	mpid=$!
+	# every case ends with the client dropping the connection
+	wait_for $out '^reply .*SEND_WITH_INV' 30 &&
+		wait_for $T/trace 'xprtrdma_disconnect' 20
+	kill -TERM $pid 2>/dev/null
+	wait $pid
+	rc=$?
+	wait $mpid
+	show $out $err $mout
+	grep -o 'xprtrdma_\(reply\|reply_reminv_err\|mr_reminv\|mr_localinv\|disconnect\): .*' $T/trace |
+		head -n 8 | sed 's/^/    /'
+	grep -o 'xprtrdma_wc_receive: .*' $T/trace | grep -v FLUSH | sed 's/^/    /'
+
+	handle=$(sed -n 's/^call .*reply_chunk=yes handle=\(0x[0-9a-f]*\).*/\1/p' $out | head -n 1)
+	xid=$(sed -n 's/^reply xid=\(0x[0-9a-f]*\) send=SEND_WITH_INV.*/\1/p' $out)
+	rkey=$(sed -n 's/^reply .*SEND_WITH_INV inv_rkey=\(0x[0-9a-f]*\) .*/\1/p' $out)
+	if [ -z "$xid" ] || [ -z "$rkey" ]; then
+		fail "$name" "cm-peer sent no Send With Invalidate (exit $rc): $(tr '\n' ' ' <$out) $(tr '\n' ' ' <$err)"
+		return
+	fi
+	case "$expect" in
+	matched-negotiated)
+		trace_has "xprtrdma_reply: .* xid=$xid " || why="$why; no reply xid=$xid"
+		trace_has "xprtrdma_mr_reminv: .*:$handle " || why="$why; no mr_reminv of $handle"
+		! trace_has xprtrdma_reply_reminv_err || why="$why; unexpected reply_reminv_err"
+		;;
+	matched-unnegotiated)
+		trace_has "xprtrdma_mr_reminv: .*:$handle " || why="$why; no mr_reminv of $handle"
+		trace_has "xprtrdma_reply_reminv_err: .* xid=$xid rkey=$rkey matched, R not negotiated" ||
+			why="$why; no reply_reminv_err 'matched, R not negotiated'"
+		;;
+	mismatch)
+		trace_has "xprtrdma_reply_reminv_err: .* xid=$xid rkey=$rkey matches no MR of the request, R negotiated" ||
+			why="$why; no reply_reminv_err 'matches no MR' for xid=$xid rkey=$rkey"
+		! trace_has xprtrdma_mr_reminv || why="$why; an MR was taken as remotely invalidated"
+		;;
+	mismatch-localinv)
+		trace_has "xprtrdma_reply_reminv_err: .* xid=$xid rkey=$rkey matches no MR of the request, R negotiated" ||
+			why="$why; no reply_reminv_err 'matches no MR' for xid=$xid rkey=$rkey"
+		! trace_has xprtrdma_mr_reminv || why="$why; an MR was taken as remotely invalidated"
+		trace_has "xprtrdma_mr_localinv: .*:$handle " ||
+			why="$why; the request's MR $handle was not invalidated locally"
+		;;
+	receive-error)
+		trace_has "xprtrdma_wc_receive: .* status=REM_INV_REQ_ERR" ||
+			why="$why; no Receive completed with REM_INV_REQ_ERR"
+		! trace_has 'xprtrdma_reply_reminv_err|xprtrdma_mr_reminv' ||
+			why="$why; a failed Receive was taken as an invalidation"
+		;;
+	esac
+	trace_has xprtrdma_disconnect || why="$why; the client did not disconnect"
+	if grep -q " $MNT " /proc/mounts; then
+		why="$why; $MNT is mounted"
+		umount -f -l $MNT
+	fi
+	if [ -z "$why" ]; then
+		pass "$name"
+	else
+		fail "$name" "${why#; }"
+	fi
+}
+
+NOPD_R=$(msg 01 01 00 00)	# R, 1024-octet sizes: EXCHANGE_ID needs a Reply chunk
+NOPD_NOR=$(msg 01 00 00 00)	# the same without R
+reminv own-negotiated   -  $NOPD_R   own   matched-negotiated
+reminv own-unnegotiated q  $NOPD_NOR own   matched-unnegotiated
+reminv stray            q  $NOPD_R   stray mismatch
+if [ "$TRANSPORT" = siw ]; then
+	reminv other-siw - $NOPD_R other mismatch-localinv
+else
+	reminv other-rxe - $NOPD_R other receive-error
+fi
+reminv no-such-rkey     -  $NOPD_R   0x12345678 receive-error
+
+# the same client still mounts an ordinary server and moves data
+if start_nfsd; then
+	dd if=/dev/urandom of=/tmp/hostile-f bs=1M count=4 status=none
+	sum=$(sha256sum </tmp/hostile-f)
+	if mount_nfs 4.2 $MNT; then
+		# the server advertises 4096/4096 and R by default
+		got="$(xs $MNT 33) $(xs $MNT 34) $(xs $MNT 36) $(xs $MNT 37)"
+		want="$(min $CLI_SEND 4096) $(min 4096 $CLI_RECV) 1 0"
+		[ "$got" = "$want" ] && pass nfs-after-negotiated ||
+			fail nfs-after-negotiated "c2s s2c R status: want '$want', got '$got'"
+		cp /tmp/hostile-f $MNT/f && sync
+		umount_nfs $MNT
+		if mount_nfs 4.2 $MNT; then
+			[ "$(timeout 120 sha256sum <$MNT/f)" = "$sum" ] && pass nfs-after-checksum ||
+				fail nfs-after-checksum "data read back differs"
+			umount_nfs $MNT || fail nfs-after-umount "umount failed"
+		else
+			fail nfs-after-checksum "remount failed"
+		fi
+	else
+		fail nfs-after-negotiated "mount failed after the hostile rows"
+	fi
+else
+	fail nfs-after-negotiated "nfsd did not start"
+fi
+
+if dmesg_clean >/tmp/bad; then
+	pass dmesg-clean
+else
+	fail dmesg-clean "$(head -c 500 /tmp/bad)"
+fi
+exit $FAILED
