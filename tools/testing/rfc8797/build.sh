@@ -27,7 +27,8 @@ kmake() {
 		KBUILD_BUILD_HOST=rfc8797 "$@"
 }
 
-# Every symbol the fragments ask for must be in .config as asked.
+# Every symbol the fragments ask for must be in .config as asked (a later
+# fragment overrides an earlier one).
 frag_satisfied() {
 	local line sym ok=0
 	while IFS= read -r line; do
@@ -43,7 +44,8 @@ frag_satisfied() {
 				ok=1
 			} ;;
 		esac
-	done < <(cat "${frags[@]}")
+	done < <(cat "${frags[@]}" | awk -F= '/^CONFIG_/ { v[$1] = $0; if (!($1 in o)) o[$1] = n++ }
+		END { for (k in v) print o[k] "\t" v[k] }' | sort -n | cut -f2-)
 	return $ok
 }
 
