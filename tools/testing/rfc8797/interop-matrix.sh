@@ -238,7 +238,12 @@ for cell in "${cells[@]}"; do
 		if [ "$verdict" = pass ]; then
 			[ -z "$rfile" ] || echo "PASS interop $name nfs$v" >>"$rfile"
 		else
-			echo "FAIL interop $name nfs$v: see $dir" | tee -a ${rfile:+"$rfile"} >&2
+			# the first failed test of this version (or of the guests)
+			first=$(grep -h -m1 -E "^FAIL (x-nfs$v-|x-client|server)" \
+				"$dir/client/tests.txt" "$dir/server/tests.txt" 2>/dev/null | head -n 1)
+			first=${first#FAIL }
+			echo "FAIL interop $name nfs$v: ${first:-guest exit $rc}, see $dir" |
+				tee -a ${rfile:+"$rfile"} >&2
 		fi
 		if [ "$cverdict" = pass ]; then
 			[ -z "$rfile" ] || echo "PASS interop $name nfs$v counters" >>"$rfile"
@@ -256,23 +261,22 @@ our client R offered/negotiated and the parse status (mountstats);
 "server view": our server's \`svc_rdma_connections\` line, read while the
 client was connected (the stock server has no such file).  Counters are
 summed over the fio mount and the read-back mount of each NFS version,
-from snapshots of both sides before each mount and before each unmount
-(the server's taken on request over plain TCP): LOCAL_INV = mountstats field 27 (both
-kernels); RI / unexp / mismatch = fields 30 / 31 / 32, replies with a
-remote invalidation, of those not negotiated, rkey mismatches (our
-client; for the stock client RI is its \`xprtrdma_mr_reminv\` tracepoint
-count); server SWI / plain = replies by Send With Invalidate and by plain
-Send: our server's \`rdma_stat_send_inv\` / \`rdma_stat_send_plain\`
-(checked against its \`svcrdma_post_send\` tracepoint), for the stock
-server that tracepoint (inv_rkey set or not).  "counters" asserts: SWI > 0
-where the cell expects it (R on both sides, or a stock server and a
-client that set R), with at most one LOCAL_INV per hundred invalidated
-replies; otherwise no SWI and at least 2048 LOCAL_INVs instead; per
+from snapshots both sides take before each mount and before each unmount
+(the server's on request over plain TCP, while no RPC runs):
+LOCAL_INV = mountstats field 27 (both kernels); RI / unexp / mismatch =
+fields 30 / 31 / 32, replies with a remote invalidation, of those not
+negotiated, rkey mismatches (our client; for the stock client RI is its
+\`xprtrdma_mr_reminv\` tracepoint count); server SWI / plain = replies
+by Send With Invalidate and by plain Send: our server's
+\`rdma_stat_send_inv\` / \`rdma_stat_send_plain\`, for the stock server
+its \`svcrdma_post_send\` tracepoint (inv_rkey set or not).  "counters"
+asserts: SWI > 0 where the cell expects it (R on both sides, or a stock
+server and a client that set R) with at most one LOCAL_INV per hundred
+invalidated replies, otherwise no SWI and at least 2048 LOCAL_INVs; per
 mount, the client counts (field 30 and its tracepoint) exactly the
-invalidations the server sent (its counter equal to its tracepoint),
-as both sides' counters are read while no RPC runs; no rkey mismatch; a stock
-server's invalidations all counted as not negotiated, ours none; our two
-peers agree on c2s, s2c and R.
+invalidations the server sent, and our server's counter equals its
+tracepoint; no rkey mismatch; a stock server's invalidations all counted
+as not negotiated, ours none; our two peers agree on c2s, s2c and R.
 EOF
 if [ -n "$inject" ]; then
 	msg "RFC8797_INJECT=$inject: the table is not copied to $CACHE/interop/"

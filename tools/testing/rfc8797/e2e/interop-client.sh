@@ -124,7 +124,8 @@ for v in "$@"; do
 		if diff <(sums /tmp/small) <(sums "$d/small") >/tmp/diff; then
 			pass "$t-small-files"
 		else
-			fail "$t-small-files" "$(head -c 300 /tmp/diff)"
+			fail "$t-small-files" "SHA-256 differs for $(awk '/^[<>]/ { print $3 }' /tmp/diff |
+				sort -u | head -n 10 | tr '\n' ' ')"
 		fi
 		snap "nfs$v-read" "$mnt"
 		echo "== client view, nfs $v" | tee -a /results/client-view.txt
