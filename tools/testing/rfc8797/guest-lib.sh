@@ -200,7 +200,7 @@ check_transport() {
 	devs=$(cd /sys/class/infiniband 2>/dev/null && echo *)
 	node=$(cat "/sys/class/infiniband/$dev/node_type" 2>/dev/null)
 	caps=$(rdma dev show "$dev" -d 2>/dev/null | sed -n 's/.*caps: <\(.*\)>.*/\1/p')
-	echo "$caps" | tr ',' '\n' | grep -qx 'MEM_MGT_EXTENSIONS' && mm=1
+	echo "$caps" | tr -s ', ' '\n' | grep -qx 'MEM_MGT_EXTENSIONS' && mm=1
 	log "transport $TRANSPORT: device $dev node_type '$node' caps <$caps>"
 	if [ -z "$TR_NODE_TYPE" ]; then
 		fail "$name" "unknown transport '$TRANSPORT'"
