@@ -125,7 +125,7 @@ for v in "$@"; do
 			pass "$t-small-files"
 		else
 			fail "$t-small-files" "SHA-256 differs for $(awk '/^[<>]/ { print $3 }' /tmp/diff |
-				sort -u | head -n 10 | tr '\n' ' ')"
+				sort -u | head -n 10 | paste -sd ' ')"
 		fi
 		snap "nfs$v-read" "$mnt"
 		echo "== client view, nfs $v" | tee -a /results/client-view.txt
