@@ -57,33 +57,23 @@ siw)	# MPA: exact lengths; 251 is the largest siw sends intact (its u8
 *)	fail hostile-client-transport "unknown transport $TRANSPORT"; exit 1 ;;
 esac
 
-[ -x "$PEER" ] || { fail hostile-client-peer "$PEER not built (make -C tools/testing/rfc8797/cm-peer)"; exit 1; }
+if [ ! -x "$PEER" ]; then
+	fail hostile-client-peer "$PEER not built (make -C tools/testing/rfc8797/cm-peer)"
+	exit 1
+fi
 setup_rdma "$TRANSPORT" || { fail hostile-client-setup "rdma link add failed"; exit 1; }
 modprobe rpcrdma 2>/dev/null
 echo $CLI_SEND >$PARAM/max_inline_write && echo $CLI_RECV >$PARAM/max_inline_read &&
 	echo Y >$PARAM/remote_invalidation && echo Y >$PARAM/cm_private_data ||
 	{ fail hostile-client-params "cannot configure the client"; exit 1; }
 trace_on rpcrdma/xprtrdma_cm_private
-log "transport $TRANSPORT ($VIEW view), max Private Data $MAXLEN, client R=$CLI_R send=$CLI_SEND recv=$CLI_RECV"
+# what cm-peer must print for our client's connect request
+CLI_SENT="event=RDMA_CM_EVENT_CONNECT_REQUEST status=0 len=$REQLEN"
+CLI_SENT="$CLI_SENT data=$CLI_MSG$(zeros $((REQLEN - 8)))"
 
-# wait_for FILE REGEX SECONDS: until a line of FILE matches
-wait_for() {
-	local i
-	for ((i = 0; i < $3 * 5; i++)); do
-		grep -qE "$2" "$1" 2>/dev/null && return 0
-		sleep 0.2
-	done
-	return 1
-}
+log "transport $TRANSPORT ($VIEW view), max Private Data $MAXLEN," \
+	"client R=$CLI_R send=$CLI_SEND recv=$CLI_RECV"
 
-# show FILE...: the files' lines, indented and cut short, for the log
-show() {
-	local l
-	cat "$@" | while IFS= read -r l; do echo "    ${l:0:200}"; done
-}
-
-# The assertions avoid forks where it matters: a process costs tens of
-# milliseconds in a TCG guest, and there are 40+ rows.
 rows_run=0
 row() {
 	local name=$1 quick=$2 hex=$3 exact=$4 padded=${5:-$4}
@@ -107,6 +97,7 @@ row() {
 
 	echo >$T/trace
 	log "$name: $((${#hex} / 2)) octets: $hex"
+	: >$out; : >$err; : >$OUT/mount.out	# not the last row's lines
 	timeout 90 "$PEER" listen "$SERVER_ADDR" $RDMA_PORT --data "$hex" \
 		--hold 30 --timeout 30 >$out 2>$err &
 	pid=$!
@@ -131,10 +122,12 @@ row() {
 	mrc=$?
 	show $out $err $mout
 	mapfile -t L <$out
-	mapfile -t C < <(grep -o 'xprtrdma_\(cm_private\|inline_thresh\): .*' $T/trace)
+	lines_matching $T/trace 'xprtrdma_(cm_private|inline_thresh): '
+	C=("${MATCHED[@]#*xprtrdma_}")
+	C=("${C[@]/#/xprtrdma_}")
 
 	# what our client sent
-	want="event=RDMA_CM_EVENT_CONNECT_REQUEST status=0 len=$REQLEN data=$CLI_MSG$(zeros $((REQLEN - 8)))"
+	want=$CLI_SENT
 	ev=""
 	for w in "${L[@]}"; do
 		[ "${w#event=RDMA_CM_EVENT_CONNECT_REQUEST }" != "$w" ] && ev=$w
@@ -178,12 +171,12 @@ row() {
 		fail "$name-cleanup" "cm-peer exit $rc: ${L[*]} $(tr '\n' ' ' <$err)"
 	elif [ "$mrc" = 0 ] || [ "$mrc" = 124 ] || [ "$mrc" = 137 ]; then
 		fail "$name-cleanup" "mount exit $mrc: $(tr '\n' ' ' <$mout)"
-	elif grep -q " $MNT " /proc/mounts; then
+	elif is_mounted $MNT; then
 		fail "$name-cleanup" "$MNT is mounted"
 	else
 		pass "$name-cleanup"
 	fi
-	if grep -q " $MNT " /proc/mounts; then
+	if is_mounted $MNT; then
 		umount -f -l $MNT
 	fi
 }
@@ -214,6 +207,7 @@ log "$rows_run rows in $((SECONDS - start)) s"
 # Each case: the expected events in the client's trace, none of the
 # others, and a disconnect.
 trace_has() { grep -qE "$1" $T/trace; }
+NOMR="matches no MR of the request"
 reminv() {
 	local name=reminv-$1 quick=$2 data=$3 mode=$4 expect=$5
 	local out=$OUT/peer.out err=$OUT/peer.err mout=$OUT/mount.out
@@ -225,6 +219,7 @@ reminv() {
 		rpcrdma/xprtrdma_mr_localinv rpcrdma/xprtrdma_wc_receive \
 		rpcrdma/xprtrdma_disconnect
 	log "$name: --data $data --reply-inv $mode"
+	: >$out; : >$err; : >$OUT/mount.out	# not the last row's lines
 	timeout 90 "$PEER" listen "$SERVER_ADDR" $RDMA_PORT --data "$data" \
 		--reply-inv "$mode" --hold 20 --timeout 30 >$out 2>$err &
 	pid=$!
@@ -254,7 +249,8 @@ reminv() {
 	xid=$(sed -n 's/^reply xid=\(0x[0-9a-f]*\) send=SEND_WITH_INV.*/\1/p' $out)
 	rkey=$(sed -n 's/^reply .*SEND_WITH_INV inv_rkey=\(0x[0-9a-f]*\) .*/\1/p' $out)
 	if [ -z "$xid" ] || [ -z "$rkey" ]; then
-		fail "$name" "cm-peer sent no Send With Invalidate (exit $rc): $(tr '\n' ' ' <$out) $(tr '\n' ' ' <$err)"
+		why="cm-peer sent no Send With Invalidate (exit $rc):"
+		fail "$name" "$why $(tr '\n' ' ' <$out) $(tr '\n' ' ' <$err)"
 		return
 	fi
 	case "$expect" in
@@ -269,12 +265,12 @@ reminv() {
 			why="$why; no reply_reminv_err 'matched, R not negotiated'"
 		;;
 	mismatch)
-		trace_has "xprtrdma_reply_reminv_err: .* xid=$xid rkey=$rkey matches no MR of the request, R negotiated" ||
+		trace_has "reply_reminv_err: .* xid=$xid rkey=$rkey $NOMR, R negotiated" ||
 			why="$why; no reply_reminv_err 'matches no MR' for xid=$xid rkey=$rkey"
 		! trace_has xprtrdma_mr_reminv || why="$why; an MR was taken as remotely invalidated"
 		;;
 	mismatch-localinv)
-		trace_has "xprtrdma_reply_reminv_err: .* xid=$xid rkey=$rkey matches no MR of the request, R negotiated" ||
+		trace_has "reply_reminv_err: .* xid=$xid rkey=$rkey $NOMR, R negotiated" ||
 			why="$why; no reply_reminv_err 'matches no MR' for xid=$xid rkey=$rkey"
 		! trace_has xprtrdma_mr_reminv || why="$why; an MR was taken as remotely invalidated"
 		trace_has "xprtrdma_mr_localinv: .*:$handle " ||

@@ -52,7 +52,10 @@ siw)	# MPA: the peer's exact length.  librdmacm allows 255 octets,
 *)	fail hostile-server-transport "unknown transport $TRANSPORT"; exit 1 ;;
 esac
 
-[ -x "$PEER" ] || { fail hostile-server-peer "$PEER not built (make -C tools/testing/rfc8797/cm-peer)"; exit 1; }
+if [ ! -x "$PEER" ]; then
+	fail hostile-server-peer "$PEER not built (make -C tools/testing/rfc8797/cm-peer)"
+	exit 1
+fi
 setup_rdma "$TRANSPORT" || { fail hostile-server-setup "rdma link add failed"; exit 1; }
 start_nfsd || { fail hostile-server-nfsd "nfsd did not start"; exit 1; }
 echo $SRV_RECV >$SYS/max_req_size && echo $SRV_SEND >$SYS/max_send_size &&
@@ -60,26 +63,25 @@ echo $SRV_RECV >$SYS/max_req_size && echo $SRV_SEND >$SYS/max_send_size &&
 	{ fail hostile-server-sysctl "cannot configure the server"; exit 1; }
 trace_on rpcrdma/svcrdma_cm_private
 [ -r $CONNS ] || { fail hostile-server-procfile "$CONNS missing"; exit 1; }
-log "transport $TRANSPORT ($VIEW view), max Private Data $MAXLEN, server R=$SRV_R send=$SRV_SEND recv=$SRV_RECV"
+# what cm-peer must print for the server's accept
+SRV_REPLY="event=RDMA_CM_EVENT_ESTABLISHED status=0 len=$REPLEN"
+SRV_REPLY="$SRV_REPLY data=$SRV_MSG$(zeros $((REPLEN - 8)))"
 
-# wait_for FILE REGEX SECONDS: until a line of FILE matches
-wait_for() {
+# conns_idle: no connection listed (within 20 s); wait_no_conns without forks
+conns_idle() {
 	local i
-	for ((i = 0; i < $3 * 5; i++)); do
-		grep -qE "$2" "$1" 2>/dev/null && return 0
-		sleep 0.2
+	local -a A
+	for ((i = 0; i < 200; i++)); do
+		mapfile -t A <$CONNS
+		[ ${#A[@]} = 0 ] && return 0
+		sleep 0.1
 	done
 	return 1
 }
 
-# show FILE...: the files' lines, indented and cut short, for the log
-show() {
-	local l
-	cat "$@" | while IFS= read -r l; do echo "    ${l:0:200}"; done
-}
+log "transport $TRANSPORT ($VIEW view), max Private Data $MAXLEN," \
+	"server R=$SRV_R send=$SRV_SEND recv=$SRV_RECV"
 
-# The assertions run in bash without forks where it matters: a process
-# costs tens of milliseconds in a TCG guest, and there are 40+ rows.
 rows_run=0
 row() {
 	local name=$1 quick=$2 hex=$3 exact=$4 padded=${5:-$4}
@@ -97,21 +99,25 @@ row() {
 	s2c=$((SRV_SEND < rcv ? SRV_SEND : rcv))
 	nr=$((r && SRV_R))
 
-	wait_no_conns || fail "$name-idle" "a connection is still listed: $(cat $CONNS)"
+	conns_idle || fail "$name-idle" "a connection is still listed: $(cat $CONNS)"
 	echo >$T/trace
 	log "$name: $((${#hex} / 2)) octets: $hex"
 	# the hold ends when this script has read the server's state
+	: >$out; : >$err	# not the last row's lines
 	timeout 60 "$PEER" connect "$SERVER_ADDR" $RDMA_PORT --data "$hex" \
 		--hold 30 --timeout 15 >$out 2>$err &
 	pid=$!
 	wait_for $out '^(event=|done)' 30
 	line=""
-	if grep -q '^event=RDMA_CM_EVENT_ESTABLISHED' $out; then
+	lines_matching $out '^event=RDMA_CM_EVENT_ESTABLISHED'
+	if [ ${#MATCHED[@]} != 0 ]; then
 		# the server lists the connection once it has accepted it
-		for ((i = 0; i < 25; i++)); do
-			line=$(<$CONNS)
-			[ -n "$line" ] && break
-			sleep 0.2
+		for ((i = 0; i < 50; i++)); do
+			mapfile -t L <$CONNS
+			printf -v line '%s\n' "${L[@]}"
+			line=${line%$'\n'}
+			[ ${#L[@]} != 0 ] && break
+			sleep 0.1
 		done
 	fi
 	kill -TERM $pid 2>/dev/null
@@ -131,9 +137,9 @@ row() {
 		got="$got $f=${F[$f]:-}"
 	done
 	got=${got# }
-	mapfile -t L <<<"$line"
 	if [ -z "$line" ]; then
-		fail "$name-parse" "no connection listed (cm-peer exit $rc: $(tr '\n' ' ' <$out) $(tr '\n' ' ' <$err))"
+		got="$(tr '\n' ' ' <$out) $(tr '\n' ' ' <$err)"
+		fail "$name-parse" "no connection listed (cm-peer exit $rc: $got)"
 	elif [ ${#L[@]} != 1 ]; then
 		fail "$name-parse" "expected one connection, got: $line"
 	elif [ "$got" != "$want" ]; then
@@ -146,11 +152,11 @@ row() {
 	want="status=$st offset=$off version=$ver flags=$fl client R=$r"
 	want="$want send/recv=$snd/$rcv server R=$SRV_R send/recv=$SRV_SEND/$SRV_RECV"
 	want="$want negotiated c2s=$c2s s2c=$s2c R=$nr"
-	mapfile -t L < <(grep -o 'svcrdma_cm_private: .*' $T/trace)
-	tr=${L[0]:-}
-	tr=${tr#svcrdma_cm_private: addr=* }
-	if [ ${#L[@]} != 1 ]; then
-		fail "$name-trace" "expected one svcrdma_cm_private event, got ${#L[@]}: ${L[*]}"
+	lines_matching $T/trace 'svcrdma_cm_private: '
+	tr=${MATCHED[0]:-}
+	tr=${tr#*svcrdma_cm_private: addr=* }
+	if [ ${#MATCHED[@]} != 1 ]; then
+		fail "$name-trace" "expected one svcrdma_cm_private event, got ${#MATCHED[@]}: ${MATCHED[*]}"
 	elif [ "$tr" != "$want" ]; then
 		fail "$name-trace" "want '$want', got '$tr'"
 	else
@@ -158,7 +164,7 @@ row() {
 	fi
 
 	# the server's answer and a clean end of the connection
-	want="event=RDMA_CM_EVENT_ESTABLISHED status=0 len=$REPLEN data=$SRV_MSG$(zeros $((REPLEN - 8)))"
+	want=$SRV_REPLY
 	mapfile -t L <$out
 	ev=""
 	for w in "${L[@]}"; do
@@ -166,8 +172,9 @@ row() {
 	done
 	if [ "$ev" != "$want" ]; then
 		fail "$name-reply" "want '$want', got '${L[*]}'"
-	elif [ "$rc" != 0 ] || [ "${L[-1]:-}" != done ]; then
-		fail "$name-reply" "cm-peer exit $rc, not a clean hold and disconnect: ${L[*]} $(tr '\n' ' ' <$err)"
+	elif [ "$rc" != 0 ] || [ "${L[-1]:-}" != "done" ]; then
+		got="${L[*]} $(tr '\n' ' ' <$err)"
+		fail "$name-reply" "cm-peer exit $rc, not a clean hold and disconnect: $got"
 	else
 		pass "$name-reply"
 	fi

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # The hostile-input table of the RFC 8797 CM Private Data tests, shared
 # by hostile-server.sh (cm-peer connects to our server) and
 # hostile-client.sh (our client connects to cm-peer).  Sourced.
@@ -60,7 +61,7 @@ fill() {
 # 0xf6 octet is replaced by 0x00 so that the identifier cannot occur by
 # chance and the expectation "absent" holds for every seed
 rnd() {
-	local n=$1 seed=$2 s="" h=$2
+	local n=$1 s="" h=$2
 	while [ ${#s} -lt $((2 * n)) ]; do
 		h=$(printf '%s' "$h" | sha256sum | cut -c1-64)
 		s=$s$h
@@ -174,3 +175,55 @@ hex_of_message() {
 
 # zeros N: N zero octets, hex
 zeros() { fill "$1" 00; }
+
+# Helpers of both scripts, fork-free where they run per row: a process
+# costs tens of milliseconds in a TCG guest and there are 40+ rows.
+
+# wait_for FILE REGEX SECONDS: until a line of FILE matches REGEX
+wait_for() {
+	local i l
+	local -a A
+	for ((i = 0; i < $3 * 10; i++)); do
+		if [ -r "$1" ]; then
+			mapfile -t A <"$1"
+			for l in "${A[@]}"; do
+				[[ $l =~ $2 ]] && return 0
+			done
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+# show FILE...: the files' lines, indented and cut short, for the log
+show() {
+	local f l
+	local -a A
+	for f in "$@"; do
+		mapfile -t A <"$f"
+		for l in "${A[@]}"; do echo "    ${l:0:200}"; done
+	done
+}
+
+# lines_matching FILE REGEX: the lines of FILE that match, into MATCHED
+lines_matching() {
+	local l
+	local -a A
+	MATCHED=()
+	mapfile -t A <"$1"
+	for l in "${A[@]}"; do
+		[[ $l =~ $2 ]] && MATCHED+=("$l")
+	done
+	return 0
+}
+
+# is_mounted DIR: DIR is a mount point now
+is_mounted() {
+	local l
+	local -a A
+	mapfile -t A </proc/mounts
+	for l in "${A[@]}"; do
+		[[ $l == *" $1 "* ]] && return 0
+	done
+	return 1
+}
