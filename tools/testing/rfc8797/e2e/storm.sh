@@ -15,8 +15,7 @@
 #            whose peer is local); nfsd's listener is re-created
 #   sizes    the client advertises other inline sizes, then reconnects;
 #            the renegotiated values must show in mountstats
-#   restart  nfsd stops and starts again (listener gone and back),
-#            every 10th fault
+#   restart  nfsd stops and starts again (listener gone and back)
 # Every fault must be followed by a reconnect (connect count in
 # mountstats).  Afterwards every fio round must have verified, a file
 # written before the storm must read back intact, and once unmounted the
@@ -108,16 +107,13 @@ n=0 tries=0 kinds=""
 declare -A done_kind
 while [ "$n" -lt "$want" ] && [ "$tries" -lt $((want * 2)) ]; do
 	tries=$((tries + 1))
-	if [ $((tries % 10)) = 0 ]; then
-		kind=restart
-	else
-		case $((tries % 4)) in
-		1) kind=client ;;
-		2) kind=server ;;
-		3) kind=link ;;
-		0) kind=sizes ;;
-		esac
-	fi
+	case $((tries % 5)) in
+	1) kind=client ;;
+	2) kind=server ;;
+	3) kind=link ;;
+	4) kind=sizes ;;
+	0) kind=restart ;;
+	esac
 	before=$(conns)
 	case "$kind" in
 	client|server)
