@@ -87,7 +87,7 @@ for v in "$@"; do
 	else
 		fail "$t-remount" "second mount failed"
 	fi
-	log "negotiated (client tracepoints, nfs $v):"
+	log "nfs $v done at ${SECONDS} s; negotiated (client tracepoints):"
 	trace_dump | grep -o 'xprtrdma_\(cm_private\|inline_thresh\).*' | sort -u
 	# every connection: the server's message, in Private Data of the
 	# length this transport delivers
