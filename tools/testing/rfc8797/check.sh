@@ -22,7 +22,7 @@ stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(kunit sparse checkpatch fuzz e2e hostile storm interop)
 transports=${E2E_TRANSPORTS:-rxe siw}
 HOSTILE_QUICK=${HOSTILE_QUICK-1}	# set and empty: the full table
-run=$CACHE/check/$(date +%Y%m%d-%H%M%S)
+run=$CACHE/check/$(date +%Y%m%d-%H%M%S)-$$
 mkdir -p "$run"
 results=$run/results.txt
 : >"$results"
