@@ -133,6 +133,16 @@ dmesg_clean() {
 	! dmesg | grep -E "$DMESG_BAD"
 }
 
+# check_dmesg NAME: test NAME passes when dmesg_clean holds, else fails
+# with the start of the offending lines
+check_dmesg() {
+	if dmesg_clean >/tmp/bad; then
+		pass "$1"
+	else
+		fail "$1" "$(head -c 500 /tmp/bad)"
+	fi
+}
+
 # Deliberate faults, to show that a test can fail: make check passes
 # RFC8797_INJECT as rfc8797.inject= on the guest's command line.
 INJECT=$(sed -n 's/.*rfc8797\.inject=\([^ ]*\).*/\1/p' /proc/cmdline)

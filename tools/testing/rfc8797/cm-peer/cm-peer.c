@@ -638,6 +638,34 @@ static int hold_and_close(struct rdma_event_channel *ch, struct conn *c,
 	return peer_gone ? EXIT_PEER_DISC : EXIT_OK;
 }
 
+/*
+ * Send the user's private data with rdma_accept() (@accept) or
+ * rdma_connect(), wait for ESTABLISHED and print it.
+ */
+static int establish(struct rdma_event_channel *ch, struct conn *c,
+		     const struct opts *o, bool accept,
+		     struct rdma_conn_param *param)
+{
+	const char *verb = accept ? "accept" : "connect";
+	struct cm_ev ev;
+	int ret;
+
+	param->private_data = o->len ? o->data : NULL;
+	param->private_data_len = (uint8_t)o->len;
+	if (accept ? rdma_accept(c->id, param) : rdma_connect(c->id, param)) {
+		fprintf(stderr, "%s: rdma_%s with %zu octets: %s\n", prog,
+			verb, o->len, strerror(errno));
+		printf("event=%s_FAILED errno=%d\n",
+		       accept ? "ACCEPT" : "CONNECT", errno);
+		return EXIT_SETUP;
+	}
+	ret = wait_event(ch, c->id, RDMA_CM_EVENT_ESTABLISHED, o->timeout,
+			 &ev);
+	if (!ret)
+		print_event(&ev);
+	return ret;
+}
+
 static int run_connect(struct rdma_event_channel *ch, const struct opts *o)
 {
 	struct rdma_conn_param param = {
@@ -678,19 +706,9 @@ static int run_connect(struct rdma_event_channel *ch, const struct opts *o)
 	ret = make_qp(&c, false);
 	if (ret)
 		goto out;
-	param.private_data = o->len ? o->data : NULL;
-	param.private_data_len = (uint8_t)o->len;
-	if (rdma_connect(c.id, &param)) {
-		fprintf(stderr, "%s: rdma_connect with %zu octets: %s\n", prog,
-			o->len, strerror(errno));
-		printf("event=CONNECT_FAILED errno=%d\n", errno);
-		ret = EXIT_SETUP;
-		goto out;
-	}
-	ret = wait_event(ch, c.id, RDMA_CM_EVENT_ESTABLISHED, o->timeout, &ev);
+	ret = establish(ch, &c, o, false, &param);
 	if (ret)
 		goto out;
-	print_event(&ev);
 	ret = hold_and_close(ch, &c, o);
 out:
 	free_conn(&c);
@@ -758,19 +776,9 @@ static int run_listen(struct rdma_event_channel *ch, const struct opts *o)
 	param.initiator_depth = ev.responder_resources;
 	if (param.initiator_depth > da.max_qp_init_rd_atom)
 		param.initiator_depth = (uint8_t)da.max_qp_init_rd_atom;
-	param.private_data = o->len ? o->data : NULL;
-	param.private_data_len = (uint8_t)o->len;
-	if (rdma_accept(c.id, &param)) {
-		fprintf(stderr, "%s: rdma_accept with %zu octets: %s\n", prog,
-			o->len, strerror(errno));
-		printf("event=ACCEPT_FAILED errno=%d\n", errno);
-		ret = EXIT_SETUP;
-		goto out;
-	}
-	ret = wait_event(ch, c.id, RDMA_CM_EVENT_ESTABLISHED, o->timeout, &ev);
+	ret = establish(ch, &c, o, true, &param);
 	if (ret)
 		goto out;
-	print_event(&ev);
 	if (o->reply_inv) {
 		ret = answer_calls(&c, o);
 		if (ret)

@@ -42,5 +42,5 @@ fi
 echo "== server tracepoint"
 trace_dump | grep -oE 'svcrdma_cm_private.*' | sort -u | sed 's/^/  /'
 umount_nfs /mnt
-dmesg_clean >/tmp/bad && pass dmesg-clean || fail dmesg-clean "$(head -c 300 /tmp/bad)"
+check_dmesg dmesg-clean
 exit $FAILED

@@ -227,3 +227,30 @@ is_mounted() {
 	done
 	return 1
 }
+
+# nfs_after CHECK: after the rows, an ordinary NFSv4.2 mount over RDMA on
+# $MNT still works.  CHECK (a function run while mounted) reports
+# nfs-after-negotiated from what the peer under test exposes; then 4 MiB
+# are written, remounted and read back by SHA-256 (nfs-after-checksum).
+nfs_after() {
+	local check=$1 sum
+	dd if=/dev/urandom of=/tmp/hostile-f bs=1M count=4 status=none
+	sum=$(sha256sum </tmp/hostile-f)
+	if ! mount_nfs 4.2 "$MNT"; then
+		fail nfs-after-negotiated "mount failed after the hostile rows"
+		return
+	fi
+	"$check"
+	cp /tmp/hostile-f "$MNT/f" && sync
+	umount_nfs "$MNT"
+	if mount_nfs 4.2 "$MNT"; then
+		if [ "$(timeout 120 sha256sum <"$MNT/f")" = "$sum" ]; then
+			pass nfs-after-checksum
+		else
+			fail nfs-after-checksum "data read back differs"
+		fi
+		umount_nfs "$MNT" || fail nfs-after-umount "umount failed"
+	else
+		fail nfs-after-checksum "remount failed"
+	fi
+}

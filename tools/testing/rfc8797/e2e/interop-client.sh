@@ -137,6 +137,5 @@ for v in "$@"; do
 	fi
 done
 mount_nfs "${1}" /mnt/done && { touch "/mnt/done/DONE"; umount_nfs /mnt/done; }
-dmesg_clean >/tmp/bad && pass "$prefix-client-dmesg-clean" ||
-	fail "$prefix-client-dmesg-clean" "$(head -c 300 /tmp/bad)"
+check_dmesg "$prefix-client-dmesg-clean"
 exit $FAILED

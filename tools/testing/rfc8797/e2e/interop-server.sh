@@ -96,5 +96,5 @@ echo "== server view (last seen while connected)"
 cat /results/server-view.txt 2>/dev/null || echo "no $CONNS (stock kernel)"
 echo "== server counters"
 grep . $SYS/rdma_stat_* 2>/dev/null
-dmesg_clean >/tmp/bad && pass server-dmesg-clean || fail server-dmesg-clean "$(head -c 300 /tmp/bad)"
+check_dmesg server-dmesg-clean
 exit $FAILED

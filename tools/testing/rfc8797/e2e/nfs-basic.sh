@@ -100,9 +100,5 @@ for v in "$@"; do
 	fi
 done
 
-if dmesg_clean >/tmp/bad; then
-	pass "$prefix-dmesg-clean"
-else
-	fail "$prefix-dmesg-clean" "$(head -c 500 /tmp/bad)"
-fi
+check_dmesg "$prefix-dmesg-clean"
 exit $FAILED

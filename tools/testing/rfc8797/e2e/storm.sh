@@ -199,5 +199,5 @@ if [ -e /sys/kernel/debug/kmemleak ]; then
 	fi
 	log "kmemleak: $(grep -c unreferenced /results/kmemleak.txt) unreferenced objects in all"
 fi
-dmesg_clean >/tmp/bad && pass storm-dmesg-clean || fail storm-dmesg-clean "$(head -c 300 /tmp/bad)"
+check_dmesg storm-dmesg-clean
 exit $FAILED

@@ -96,9 +96,5 @@ else
 fi
 trace_dump | grep -o 'xprtrdma_\(cm_private\|inline_thresh\).*' | sort | uniq -c
 
-if dmesg_clean >/tmp/bad; then
-	pass dmesg-clean
-else
-	fail dmesg-clean "$(head -c 500 /tmp/bad)"
-fi
+check_dmesg dmesg-clean
 exit $FAILED

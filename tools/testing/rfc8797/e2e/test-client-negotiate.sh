@@ -70,9 +70,5 @@ for cfg in 1024:1024 4096:4096 16384:16384 65536:65536 2048:65536 5000:3000; do
 	done
 done
 
-if dmesg_clean >/tmp/bad; then
-	pass dmesg-clean
-else
-	fail dmesg-clean "$(head -c 500 /tmp/bad)"
-fi
+check_dmesg dmesg-clean
 exit $FAILED

@@ -108,9 +108,5 @@ for v in 3 4.2; do
 done
 trace_dump | grep -o 'xprtrdma_\(cm_private\|inline_thresh\|connect\).*' | tail -n 40
 
-if dmesg_clean >/tmp/bad; then
-	pass dmesg-clean
-else
-	fail dmesg-clean "$(head -c 500 /tmp/bad)"
-fi
+check_dmesg dmesg-clean
 exit $FAILED

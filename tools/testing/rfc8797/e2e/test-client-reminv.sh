@@ -70,9 +70,5 @@ for v in 3 4.2; do
 	fi
 done
 
-if dmesg_clean >/tmp/bad; then
-	pass dmesg-clean
-else
-	fail dmesg-clean "$(head -c 500 /tmp/bad)"
-fi
+check_dmesg dmesg-clean
 exit $FAILED

@@ -90,6 +90,5 @@ echo Y >/sys/module/rpcrdma/parameters/remote_invalidation
 echo 1 >$SYS/remote_invalidation
 echo 1 >$SYS/cm_private_data
 
-dmesg_clean >/tmp/bad && pass srv-rinv-dmesg-clean ||
-	fail srv-rinv-dmesg-clean "$(head -c 500 /tmp/bad)"
+check_dmesg srv-rinv-dmesg-clean
 exit $FAILED

@@ -102,6 +102,5 @@ if dmesg | grep -Ei 'length error|LOC_LEN|rpcrdma.*(error|fail)' >/tmp/derr; the
 else
 	pass srv-small-dmesg-rdma
 fi
-dmesg_clean >/tmp/bad && pass srv-small-dmesg-clean ||
-	fail srv-small-dmesg-clean "$(head -c 500 /tmp/bad)"
+check_dmesg srv-small-dmesg-clean
 exit $FAILED
