@@ -141,6 +141,7 @@ import_results() {
 		case "$verdict" in
 		PASS) result "${2:-}$rest" pass ;;
 		FAIL) result "${2:-}${rest%%:*}" fail "${rest#*: }" ;;
+		RETRY) echo "RETRY ${2:-}$rest" | tee -a "$results" ;;
 		esac
 	done <"$1"
 }
