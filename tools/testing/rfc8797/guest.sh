@@ -5,8 +5,10 @@
 #   guest.sh [options] SCRIPT [ARGS...]
 #   guest.sh [options] --shell
 #
-#   --kernel ours|debug|stock|PATH  kernel to boot (default: $RFC8797_KERNEL,
-#                   else ours, the built bzImage; debug is the sanitizer build)
+#   --kernel ours|debug|base|stock|PATH  kernel to boot (default:
+#                   $RFC8797_KERNEL, else ours, the built bzImage; debug is
+#                   the sanitizer build, base the pinned base without the
+#                   series, built by "tree.sh base")
 #   --results DIR   writable folder, /results in the guest (default: new
 #                   folder under $CACHE/runs); holds console.log, dmesg.txt, rc
 #   --timeout SEC   hard limit for the whole guest (default 600)
@@ -76,8 +78,8 @@ cmdline="console=ttyS0 panic=-1 oops=panic loglevel=4 rfc8797.name=$name"
 cmdline="$cmdline init=$RFC_HARNESS/guest-init.sh"
 initrd=()
 case "$kernel" in
-ours|debug)
-	[ "$kernel" = ours ] && v=main || v=debug
+ours|debug|base)
+	case "$kernel" in ours) v=main ;; *) v=$kernel ;; esac
 	image=$CACHE/build/$v/arch/x86/boot/bzImage
 	[ -f "$image" ] || die "no kernel at $image: run 'make build' (or 'make build-debug')"
 	cmdline="$cmdline root=hostroot rootfstype=9p"

@@ -13,6 +13,10 @@
 #   tree.sh status    show what the tree holds
 #   tree.sh bisect    build net/sunrpc at every commit of the series (W=1,
 #                     a warning counts as broken)
+#   tree.sh base      build the pinned base without the series, with the
+#                     test kernel's .config, in $CACHE/build/base (guest.sh
+#                     --kernel base): upstream's code with siw and our
+#                     debug options, for telling our bugs from upstream's
 #
 # Materialising never rewrites a file whose content did not change, so an
 # incremental kernel build after "prepare" only rebuilds what changed.
@@ -271,6 +275,28 @@ cmd_bisect() {
 	return $bad
 }
 
+cmd_base() {
+	local out=$CACHE/build/base log=$CACHE/logs/build-base.log rc=0
+	cmd_prepare
+	[ -f "$CACHE/build/main/.config" ] ||
+		die "no configured test kernel: run 'make build' first"
+	mkdir -p "$out"
+	# the same options, told apart by uname -r
+	sed 's/^CONFIG_LOCALVERSION=.*/CONFIG_LOCALVERSION="-rfc8797-base"/' \
+		"$CACHE/build/main/.config" >"$out/.config"
+	g checkout -q "$BASE_TAG"
+	msg "building the base kernel (no series) in $out, log $log"
+	bmake() {
+		make -C "$TREE" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
+			KBUILD_BUILD_TIMESTAMP="rfc8797" KBUILD_BUILD_USER=rfc8797 \
+			KBUILD_BUILD_HOST=rfc8797 "$@"
+	}
+	bmake olddefconfig >"$log" 2>&1 && bmake -j"$JOBS" bzImage >>"$log" 2>&1 || rc=$?
+	g checkout -q work
+	[ "$rc" = 0 ] || die "base kernel build failed, see $log"
+	echo "$out/arch/x86/boot/bzImage"
+}
+
 cmd_status() {
 	ensure_base
 	echo "tree:   $TREE"
@@ -280,7 +306,7 @@ cmd_status() {
 }
 
 case "${1:-}" in
-prepare|refresh|status|bisect) "cmd_$1" ;;
+prepare|refresh|status|bisect|base) "cmd_$1" ;;
 export) shift; cmd_export "$@" ;;
-*) echo "usage: $0 prepare|refresh|export [DIR]|status|bisect" >&2; exit 2 ;;
+*) echo "usage: $0 prepare|refresh|export [DIR]|status|bisect|base" >&2; exit 2 ;;
 esac

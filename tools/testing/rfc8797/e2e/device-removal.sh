@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Removing the RDMA device ($TRANSPORT) under NFS I/O, as
+# test-client-reconnect.sh does, reduced to what any kernel has: no
+# RFC 8797 value is read, so the same script runs on our kernel and on
+# the pinned base without the series (guest.sh --kernel base), to tell
+# whether a hang in device removal is ours or upstream's.
+#
+#   device-removal.sh [--rounds N] [--restarts N] [--vers V] [--inline SIZE]
+#
+# --inline sets the client's max_inline_read/write and the server's
+# max_req_size (upstream knobs) before the first mount.  Each round
+# mounts NFS over RDMA, starts copies in and O_DIRECT reads, restarts the
+# server --restarts times (rpc.nfsd 0, then 4 threads), then removes the
+# device with "rdma link del" and waits up to 120 s for it to return.  A
+# removal that does not return is the finding: the blocked tasks' stacks,
+# the RDMA resources and the CM IDs still open go to /results, test
+# "removal-N" fails and the guest stops (the task is in D state for good).
+# Otherwise the device is added back, the reads must end, and the next
+# round runs.
+. "$(dirname "$0")/../guest-lib.sh"
+
+FAILED=0 rounds=3 restarts=2 vers=4.2 inline=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--rounds) rounds=$2; shift 2 ;;
+	--restarts) restarts=$2; shift 2 ;;
+	--vers) vers=$2; shift 2 ;;
+	--inline) inline=$2; shift 2 ;;
+	*) echo "unknown option $1"; exit 2 ;;
+	esac
+done
+
+echo 60 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+setup_rdma || { fail setup "rdma link add failed"; exit 1; }
+modprobe rpcrdma 2>/dev/null
+if [ -n "$inline" ]; then
+	echo "$inline" >/proc/sys/sunrpc/svc_rdma/max_req_size
+	echo "$inline" >/sys/module/rpcrdma/parameters/max_inline_read
+	echo "$inline" >/sys/module/rpcrdma/parameters/max_inline_write
+fi
+start_nfsd || { fail nfsd "nfsd did not start"; exit 1; }
+log "kernel $(uname -r) $(uname -v), transport $TRANSPORT, NFS $vers, inline ${inline:-default}, $rounds rounds, $restarts server restarts each"
+dd if=/dev/urandom of=/tmp/f bs=1M count=8 status=none
+want=$(sha256sum </tmp/f)
+MNT=/mnt/dr
+
+reads() {	# copy in, read back O_DIRECT, until told to stop; failures logged
+	local n=0
+	while [ ! -e /tmp/stop-reads ]; do
+		n=$((n + 1))
+		cp /tmp/f $MNT/f$n 2>/dev/null || echo "copy $n failed" >>/tmp/read-errors
+		got=$(dd if=$MNT/f$n iflag=direct bs=16k status=none | sha256sum)
+		[ "$got" = "$want" ] || echo "read $n differs or failed" >>/tmp/read-errors
+		rm -f $MNT/f$n
+	done
+}
+
+evidence() {
+	for p in $(ps -eo pid,stat | awk '$2 ~ /D/ {print $1}'); do
+		echo "== $p $(cat /proc/"$p"/comm)"
+		cat /proc/"$p"/stack
+	done >/results/dstate-stacks.txt 2>&1
+	timeout 10 rdma res show >/results/rdma-res.txt 2>&1
+	cat /proc/net/rpc/svc_rdma_connections >/results/svc-conns.txt 2>&1
+	grep -h 'xprt:.*rdma' /proc/self/mountstats >/results/mountstats.txt 2>&1
+	dmesg >/results/dmesg-live.txt
+}
+
+for ((r = 1; r <= rounds; r++)); do
+	mount_nfs "$vers" $MNT || { fail "mount-$r" "mount failed"; break; }
+	rm -f /tmp/stop-reads /tmp/read-errors
+	reads &
+	rpid=$!
+	sleep 3
+	for ((i = 1; i <= restarts; i++)); do
+		rpc.nfsd 0
+		sleep 1
+		rpc.nfsd 4 && echo "rdma $RDMA_PORT" >/proc/fs/nfsd/portlist
+		sleep 5
+	done
+	rdma link del "$RDMA_LINK" &
+	dpid=$!
+	for ((i = 0; i < 120; i++)); do kill -0 $dpid 2>/dev/null || break; sleep 1; done
+	if kill -0 $dpid 2>/dev/null; then
+		evidence
+		fail "removal-$r" "rdma link del $RDMA_LINK blocked for 120 s: $(grep -A3 '^== .* rdma$' /results/dstate-stacks.txt | tr '\n' ' ' | head -c 300)"
+		sync
+		exit 1
+	fi
+	pass "removal-$r"
+	sleep 2
+	rdma link add "$RDMA_LINK" type "$TRANSPORT" netdev "$RDMA_NETDEV" ||
+		{ fail "relink-$r" "rdma link add failed"; break; }
+	sleep 1
+	echo "rdma $RDMA_PORT" >/proc/fs/nfsd/portlist 2>/dev/null
+	touch /tmp/stop-reads
+	for ((i = 0; i < 180; i++)); do kill -0 $rpid 2>/dev/null || break; sleep 1; done
+	if kill -0 $rpid 2>/dev/null; then
+		kill $rpid
+		fail "reads-$r" "reads did not end in 180 s after the relink"
+	else
+		pass "reads-$r"
+	fi
+	[ -e /tmp/read-errors ] && log "round $r: $(wc -l </tmp/read-errors) reads failed around the removal"
+	umount_nfs $MNT || { fail "umount-$r" "umount failed"; break; }
+done
+check_dmesg dmesg-clean
+exit $FAILED
