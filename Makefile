@@ -13,6 +13,8 @@
 #   make export     git format-patch -s --cover-letter of the series
 #   make bisect-check  build net/sunrpc at every commit of the series (W=1)
 #   make build      build the kernel only
+#   make build-base the pinned base without the series, same .config
+#                   (guest.sh --kernel base), to compare with upstream
 #   make check-debug   the crafted-peer table, the e2e tests and 50 forced
 #                   disconnects on a sanitizer kernel (KASAN, UBSAN,
 #                   lockdep, kmemleak, DEBUG_LIST)
@@ -29,7 +31,7 @@ CACHE ?= $(or $(RFC8797_CACHE),$(XDG_CACHE_HOME),$(HOME)/.cache)/rfc8797
 FUZZ_SECONDS ?= 600
 export RFC8797_CACHE := $(CACHE)
 
-.PHONY: all demo deps tree build build-debug check check-debug kunit interop bisect-check refresh export fuzz shell
+.PHONY: all demo deps tree build build-base build-debug check check-debug kunit interop bisect-check refresh export fuzz shell
 
 all: demo
 
@@ -47,6 +49,9 @@ demo: build
 
 check: build
 	@$(H)/check.sh
+
+build-base: build
+	@$(H)/tree.sh base >/dev/null
 
 build-debug: tree
 	@$(H)/build.sh --variant debug $(H)/debug.config >/dev/null

@@ -8,8 +8,8 @@
 #
 #   device-removal.sh [--rounds N] [--restarts N] [--vers V] [--inline SIZE]
 #
-# --inline sets the client's max_inline_read/write and the server's
-# max_req_size (upstream knobs) before the first mount.  Each round
+# --inline sets the client's rdma_max_inline_read/write and the server's
+# max_req_size (upstream sysctls) before the first mount.  Each round
 # mounts NFS over RDMA, starts copies in and O_DIRECT reads, restarts the
 # server --restarts times (rpc.nfsd 0, then 4 threads), then removes the
 # device with "rdma link del" and waits up to 120 s for it to return.  A
@@ -36,8 +36,9 @@ setup_rdma || { fail setup "rdma link add failed"; exit 1; }
 modprobe rpcrdma 2>/dev/null
 if [ -n "$inline" ]; then
 	echo "$inline" >/proc/sys/sunrpc/svc_rdma/max_req_size
-	echo "$inline" >/sys/module/rpcrdma/parameters/max_inline_read
-	echo "$inline" >/sys/module/rpcrdma/parameters/max_inline_write
+	# the upstream sysctls (CONFIG_SUNRPC_DEBUG); our series keeps them
+	echo "$inline" >/proc/sys/sunrpc/rdma_max_inline_read
+	echo "$inline" >/proc/sys/sunrpc/rdma_max_inline_write
 fi
 start_nfsd || { fail nfsd "nfsd did not start"; exit 1; }
 log "kernel $(uname -r) $(uname -v), transport $TRANSPORT, NFS $vers, inline ${inline:-default}, $rounds rounds, $restarts server restarts each"
