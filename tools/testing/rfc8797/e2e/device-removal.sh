@@ -6,7 +6,12 @@
 # the pinned base without the series (guest.sh --kernel base), to tell
 # whether a hang in device removal is ours or upstream's.
 #
-#   device-removal.sh [--rounds N] [--restarts N] [--vers V] [--inline SIZE]
+#   device-removal.sh [--rounds N] [--restarts N] [--vers V] [--inline SIZE] [--trace]
+#
+# --trace records the rdma_cma events (every CM ID's attach, events and
+# destroy) and the transports' connect and disconnect tracepoints, and
+# saves them with the other evidence: the CM ID that removal waits for is
+# the one attached and never destroyed.
 #
 # --inline sets the client's rdma_max_inline_read/write and the server's
 # max_req_size (upstream sysctls) before the first mount.  Each round
@@ -20,13 +25,14 @@
 # round runs.
 . "$(dirname "$0")/../guest-lib.sh"
 
-FAILED=0 rounds=3 restarts=2 vers=4.2 inline=""
+FAILED=0 rounds=3 restarts=2 vers=4.2 inline="" trace=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--rounds) rounds=$2; shift 2 ;;
 	--restarts) restarts=$2; shift 2 ;;
 	--vers) vers=$2; shift 2 ;;
 	--inline) inline=$2; shift 2 ;;
+	--trace) trace=1; shift ;;
 	*) echo "unknown option $1"; exit 2 ;;
 	esac
 done
@@ -41,6 +47,16 @@ if [ -n "$inline" ]; then
 	echo "$inline" >/proc/sys/sunrpc/rdma_max_inline_write
 fi
 start_nfsd || { fail nfsd "nfsd did not start"; exit 1; }
+if [ "$trace" = 1 ]; then
+	echo 4096 >/sys/kernel/tracing/buffer_size_kb
+	trace_on rdma_cma rpcrdma/xprtrdma_connect rpcrdma/xprtrdma_disconnect \
+		rpcrdma/xprtrdma_op_connect rpcrdma/xprtrdma_op_close \
+		rpcrdma/xprtrdma_op_inject_dsc rpcrdma/xprtrdma_device_removal \
+		rpcrdma/svcrdma_device_removal rpcrdma/svcrdma_qp_error \
+		rpcrdma/rpcrdma_client_remove_one rpcrdma/rpcrdma_client_remove_one_done \
+		rpcrdma/rpcrdma_client_wait_on rpcrdma/rpcrdma_client_register \
+		rpcrdma/rpcrdma_client_unregister rpcrdma/rpcrdma_client_completion
+fi
 log "kernel $(uname -r) $(uname -v), transport $TRANSPORT, NFS $vers, inline ${inline:-default}, $rounds rounds, $restarts server restarts each"
 dd if=/dev/urandom of=/tmp/f bs=1M count=8 status=none
 want=$(sha256sum </tmp/f)
@@ -66,6 +82,7 @@ evidence() {
 	cat /proc/net/rpc/svc_rdma_connections >/results/svc-conns.txt 2>&1
 	grep -h 'xprt:.*rdma' /proc/self/mountstats >/results/mountstats.txt 2>&1
 	dmesg >/results/dmesg-live.txt
+	[ "$trace" = 1 ] && cat /sys/kernel/tracing/trace >/results/trace.txt
 }
 
 for ((r = 1; r <= rounds; r++)); do
@@ -106,5 +123,18 @@ for ((r = 1; r <= rounds; r++)); do
 	[ -e /tmp/read-errors ] && log "round $r: $(wc -l </tmp/read-errors) reads failed around the removal"
 	umount_nfs $MNT || { fail "umount-$r" "umount failed"; break; }
 done
+if [ "$trace" = 1 ]; then
+	cat /sys/kernel/tracing/trace >/results/trace.txt
+	# server-side CM IDs that got a connection request but were never
+	# established: each must have been destroyed
+	# (cm.id=0: the listener's own events)
+	awk '{ split($6, a, "="); id = a[2] } id == 0 { next }
+	     /cm_event_handler: .*CONNECT_REQUEST/ { req[id] = 1 }
+	     /cm_event_handler: .*ESTABLISHED/ { delete req[id] }
+	     /cm_id_destroy: / { if (id in req) { gone++; delete req[id] } }
+	     END { n = 0; for (k in req) n++
+		   printf "unaccepted connection requests: %d destroyed, %d left\n", gone, n }' \
+		/results/trace.txt | tee /results/unaccepted.txt
+fi
 check_dmesg dmesg-clean
 exit $FAILED
