@@ -9,10 +9,17 @@
  * bytes and what the kernel answers with.
  *
  *   cm-peer connect ADDR PORT --data HEX [--hold SEC] [--timeout SEC]
+ *			[--call readdir]
  *	Active side (the role of an NFS client): resolve ADDR, create an
  *	RC QP, rdma_connect() with the given Private Data, wait for
  *	ESTABLISHED or REJECTED, print the server's answer, hold the
- *	connection for --hold seconds, then disconnect.
+ *	connection for --hold seconds, then disconnect.  With --call
+ *	readdir, first send one NFSv4.0 COMPOUND { PUTROOTFH, READDIR }
+ *	inline and without any chunk, its reply limited to 3000 octets of
+ *	entries, and print the server's answer as an "rpc-reply" line: a
+ *	server that may not Send that much to this peer (the Receive size
+ *	in HEX) has no Reply chunk to use and must answer RDMA_ERROR
+ *	ERR_CHUNK (RFC 8166 section 4.5.3), never a larger Send.
  *
  *   cm-peer listen ADDR PORT --data HEX [--hold SEC] [--timeout SEC]
  *			[--reply-inv own|other|stray|RKEY]
@@ -58,7 +65,8 @@
  *	4  a wait timed out
  *	5  an unexpected CM event (UNREACHABLE, CONNECT_ERROR, ...)
  *	6  the peer disconnected before the hold ended
- *	7  --reply-inv: a call could not be parsed or a reply not sent
+ *	7  --reply-inv: a call could not be parsed or a reply not sent;
+ *	   --call: the call could not be sent or no reply arrived
  */
 
 #include <arpa/inet.h>
@@ -99,6 +107,17 @@ enum {
 #define MSG_ACCEPTED	0
 #define AUTH_NONE	0
 #define RPC_SUCCESS	0
+#define RDMA_NOMSG	1
+#define RDMA_ERROR	4
+#define ERR_VERS	1
+#define ERR_CHUNK	2
+#define RPC_CALL	0
+#define AUTH_SYS	1
+#define NFS_PROGRAM	100003
+#define NFSPROC4_COMPOUND 1
+#define OP_PUTROOTFH	24
+#define OP_READDIR	26
+#define READDIR_MAX	3000	/* --call readdir: dircount and maxcount */
 
 static const char *prog = "cm-peer";
 static volatile sig_atomic_t stop_hold;
@@ -112,6 +131,7 @@ struct opts {
 	double hold;
 	double timeout;
 	bool reply_inv;
+	bool call;
 	enum { INV_RKEY, INV_OWN, INV_OTHER, INV_STRAY } reply_inv_mode;
 	uint32_t inv_rkey;
 };
@@ -142,6 +162,7 @@ static void usage(FILE *f)
 		"usage: %s connect ADDR PORT --data HEX [--hold SEC] [--timeout SEC]\n"
 		"       %s listen ADDR PORT --data HEX [--hold SEC] [--timeout SEC]\n"
 		"                 [--reply-inv own|other|stray|RKEY]\n"
+		"       (connect only: [--call readdir])\n"
 		"\n"
 		"A crafted RDMA-CM peer: sends exactly the Private Data HEX (\"\" for\n"
 		"none, at most %d octets) in its connect request (connect) or its\n"
@@ -153,6 +174,8 @@ static void usage(FILE *f)
 		"Send, the first with a Reply chunk by Send With Invalidate of its\n"
 		"rkey (own), of that rkey with another key octet (other), or of its\n"
 		"rkey under an unused xid (stray); RKEY: the first call, that rkey.\n"
+		"--call readdir sends one NFSv4.0 READDIR of the export root inline,\n"
+		"without chunks, and prints the server's reply as an rpc-reply line.\n"
 		"\n"
 		"exit status: 0 ok, 1 usage, 2 setup/resolve failure, 3 rejected,\n"
 		"4 timeout, 5 unexpected CM event, 6 peer disconnected during the\n"
@@ -595,6 +618,114 @@ static int answer_calls(struct conn *c, const struct opts *o)
 }
 
 /*
+ * --call readdir: one RPC-over-RDMA RDMA_MSG with empty chunk lists
+ * carrying an NFSv4.0 COMPOUND { PUTROOTFH, READDIR } under AUTH_SYS
+ * (root), then wait for the reply and print
+ *	rpc-reply xid=X proc=NAME [err=NAME] len=N status=WC
+ * len is the octets the server Sent, which must not exceed the
+ * Receive size this peer advertised (the buffers posted are larger so
+ * that an overrun is seen, not lost).
+ */
+static int send_call(struct conn *c, const struct opts *o)
+{
+	static const char *const procs[] = {
+		"RDMA_MSG", "RDMA_NOMSG", "RDMA_MSGP", "RDMA_DONE", "RDMA_ERROR",
+	};
+	uint8_t *msg = c->buf + (size_t)NR_RECV * BUF_SIZE, *p = msg;
+	double deadline = now() + o->timeout;
+	struct ibv_sge sge = { .lkey = c->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = NR_RECV,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	uint32_t xid = 0x52464338, proc, err;	/* "RFC8" */
+	const uint8_t *rep;
+	struct ibv_wc wc;
+	int ret;
+
+	p = put32(p, xid);
+	p = put32(p, RPCRDMA_VERSION);
+	p = put32(p, 1);		/* credits asked for */
+	p = put32(p, RDMA_MSG);
+	p = put32(p, 0);		/* Read list */
+	p = put32(p, 0);		/* Write list */
+	p = put32(p, 0);		/* no Reply chunk */
+	p = put32(p, xid);		/* RPC call (RFC 5531) */
+	p = put32(p, RPC_CALL);
+	p = put32(p, 2);		/* RPC version */
+	p = put32(p, NFS_PROGRAM);
+	p = put32(p, 4);
+	p = put32(p, NFSPROC4_COMPOUND);
+	p = put32(p, AUTH_SYS);
+	p = put32(p, 28);		/* credential body length */
+	p = put32(p, 0);		/* stamp */
+	p = put32(p, 6);		/* machine name */
+	memcpy(p, "cmpeer\0\0", 8);
+	p += 8;
+	p = put32(p, 0);		/* uid */
+	p = put32(p, 0);		/* gid */
+	p = put32(p, 0);		/* no other gids */
+	p = put32(p, AUTH_NONE);	/* verifier */
+	p = put32(p, 0);
+	p = put32(p, 0);		/* COMPOUND4args: empty tag */
+	p = put32(p, 0);		/* minorversion */
+	p = put32(p, 2);		/* two operations */
+	p = put32(p, OP_PUTROOTFH);
+	p = put32(p, OP_READDIR);
+	p = put32(p, 0);		/* cookie */
+	p = put32(p, 0);
+	p = put32(p, 0);		/* cookieverf */
+	p = put32(p, 0);
+	p = put32(p, READDIR_MAX);	/* dircount */
+	p = put32(p, READDIR_MAX);	/* maxcount */
+	p = put32(p, 1);		/* attr_request: FATTR4_TYPE */
+	p = put32(p, 1u << 1);
+	sge.addr = (uintptr_t)msg;
+	sge.length = (uint32_t)(p - msg);
+	if (ibv_post_send(c->id->qp, &wr, &bad)) {
+		perror("ibv_post_send");
+		return EXIT_RPC;
+	}
+	printf("rpc-call xid=0x%08x len=%u\n", xid, sge.length);
+	for (;;) {
+		ret = poll_one(c, deadline, &wc);
+		if (ret == EXIT_TIMEOUT)
+			printf("rpc-reply timeout\n");
+		if (ret)
+			return ret;
+		if (wc.wr_id == NR_RECV) {
+			if (wc.status == IBV_WC_SUCCESS)
+				continue;
+			printf("rpc-call error=%s\n", ibv_wc_status_str(wc.status));
+			return EXIT_RPC;
+		}
+		if (wc.status != IBV_WC_SUCCESS) {
+			printf("rpc-reply error=%s\n", ibv_wc_status_str(wc.status));
+			return EXIT_RPC;
+		}
+		break;
+	}
+	rep = c->buf + (size_t)wc.wr_id * BUF_SIZE;
+	if (wc.byte_len < 16) {
+		printf("rpc-reply len=%u short\n", wc.byte_len);
+		return EXIT_RPC;
+	}
+	proc = get32(rep + 12);
+	printf("rpc-reply xid=0x%08x proc=%s", get32(rep),
+	       proc < sizeof(procs) / sizeof(procs[0]) ? procs[proc] : "?");
+	if (proc == RDMA_ERROR && wc.byte_len >= 20) {
+		err = get32(rep + 16);
+		printf(" err=%s", err == ERR_CHUNK ? "ERR_CHUNK" :
+		       err == ERR_VERS ? "ERR_VERS" : "?");
+	}
+	printf(" len=%u status=%s\n", wc.byte_len, ibv_wc_status_str(wc.status));
+	return 0;
+}
+
+/*
  * Hold an established connection until --hold passes or a signal
  * arrives, rejecting any further connect request on a listener; then
  * disconnect and wait for DISCONNECTED.
@@ -703,12 +834,17 @@ static int run_connect(struct rdma_event_channel *ch, const struct opts *o)
 			 &ev);
 	if (ret)
 		goto out;
-	ret = make_qp(&c, false);
+	ret = make_qp(&c, o->call);
 	if (ret)
 		goto out;
 	ret = establish(ch, &c, o, false, &param);
 	if (ret)
 		goto out;
+	if (o->call) {
+		ret = send_call(&c, o);
+		if (ret)
+			goto out;
+	}
 	ret = hold_and_close(ch, &c, o);
 out:
 	free_conn(&c);
@@ -807,6 +943,7 @@ int main(int argc, char **argv)
 		{ "hold", required_argument, NULL, 'H' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "reply-inv", required_argument, NULL, 'i' },
+		{ "call", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -849,6 +986,11 @@ int main(int argc, char **argv)
 			if (errno || !*optarg || *end)
 				goto bad;
 			break;
+		case 'c':
+			if (strcmp(optarg, "readdir"))
+				goto bad;
+			o.call = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -862,7 +1004,7 @@ int main(int argc, char **argv)
 		o.listen = true;
 	else if (strcmp(argv[optind], "connect"))
 		goto bad;
-	if (o.reply_inv && !o.listen)
+	if ((o.reply_inv && !o.listen) || (o.call && o.listen))
 		goto bad;
 	o.addr = argv[optind + 1];
 	o.port = argv[optind + 2];

@@ -18,7 +18,10 @@
 #               message with the configured sizes (on rxe the whole
 #               zero-padded 196-octet REP field, on siw exactly 8 octets),
 #               and cm-peer got through its hold and disconnect cleanly.
-# Then: no connection is left listed, an ordinary NFSv4.2 mount still
+# Then two calls whose reply does or does not fit in what cm-peer
+# advertised it can receive (call-recv-1k: ERR_CHUNK, call-recv-4k: an
+# inline reply; see call_case).  Then: no connection is left listed, an
+# ordinary NFSv4.2 mount still
 # negotiates as usual and reads back what it wrote, and the kernel log
 # is clean.  --quick runs only the rows marked q in the table.
 . "$(dirname "$0")/../guest-lib.sh"
@@ -190,6 +193,55 @@ if wait_no_conns; then
 else
 	fail no-connection-left "still listed: $(cat $CONNS)"
 fi
+
+# call_case NAME RECV EXPECT: cm-peer connects advertising R=0, Send
+# 1024 and Receive RECV octets, and sends one NFSv4.0 READDIR of the
+# export root inline without any chunk, whose reply (about 3000 octets)
+# fits in RECV or not.  EXPECT "err_chunk": it does not fit, and with no
+# Reply chunk to use the server must answer RDMA_ERROR ERR_CHUNK (one
+# svcrdma_err_chunk event); "msg": it fits, an RDMA_MSG of more than
+# 1024 octets.  Either way the server never Sends more than RECV.
+call_case() {
+	local name=call-$1 recv=$2 expect=$3 want rc line len n
+	local out=$OUT/call.out err=$OUT/call.err
+	trace_on rpcrdma/svcrdma_err_chunk
+	log "$name: Receive size $recv, NFSv4.0 READDIR without a Reply chunk"
+	timeout 60 "$PEER" connect "$SERVER_ADDR" $RDMA_PORT \
+		--data "$(hex_of_message 0 1024 "$recv")" --call readdir \
+		--hold 1 --timeout 20 >$out 2>$err
+	rc=$?
+	show $out $err
+	line=$(grep '^rpc-reply ' $out)
+	len=$(field len "$line")
+	n=$(grep -c 'svcrdma_err_chunk:' $T/trace)
+	case $expect in
+	err_chunk) want="proc=RDMA_ERROR err=ERR_CHUNK" ;;
+	*) want="proc=RDMA_MSG" ;;
+	esac
+	if [ "$rc" != 0 ]; then
+		fail "$name" "cm-peer exit $rc: $(tr '\n' ' ' <$out) $(tr '\n' ' ' <$err)"
+	elif [[ "$line" != *" $want "* ]]; then
+		fail "$name" "want '$want', got '$line'"
+	elif [ -z "$len" ] || [ "$len" -gt "$recv" ]; then
+		fail "$name" "the server Sent ${len:-?} octets to a peer that receives $recv"
+	elif [ "$expect" = msg ] && [ "$len" -le 1024 ]; then
+		fail "$name" "a reply of $len octets proves nothing: the directory is too small"
+	elif [ "$expect" = err_chunk ] && [ "$n" != 1 ]; then
+		fail "$name" "$n svcrdma_err_chunk events, want 1"
+	elif [ "$expect" = msg ] && [ "$n" != 0 ]; then
+		fail "$name" "$n svcrdma_err_chunk events, want 0"
+	else
+		pass "$name"
+	fi
+}
+
+# a directory whose READDIR reply needs more than 1024 octets
+for ((i = 1; i <= 60; i++)); do
+	: >"$EXPORT/readdir-entry-with-a-rather-long-name-$i"
+done
+call_case recv-1k 1024 err_chunk
+call_case recv-4k 4096 msg
+wait_no_conns || fail call-no-connection-left "still listed: $(cat $CONNS)"
 
 # the server still serves an ordinary client, with the usual negotiation
 MNT=/mnt/hostile
