@@ -195,6 +195,11 @@ counters() {
 	fi
 }
 
+crash_of() {	# crash_of DIR ROLE: the first crash line on ROLE's console
+	grep -a -m1 -E 'Kernel panic - not syncing|Oops: |BUG: |double fault|KASAN|UBSAN' \
+		"$1/$2/console.log" 2>/dev/null | sed 's/^\[ *[0-9.]*\] //' | tr -d '\r'
+}
+
 # stock_crash DIR SERVER_KERNEL CLIENT_KERNEL: true when a stock guest of
 # the cell crashed (panic, oops, BUG, double fault) and our guest did
 # not; sets crash_role and crash_line.  Such a cell is run once more
@@ -202,10 +207,6 @@ counters() {
 # seen to take a double fault under TCG with our server as its peer (a
 # corrupted register state inside __kmalloc, an ACK being allocated), a
 # crash that no retry may hide when it is in our kernel.
-crash_of() {	# crash_of DIR ROLE: the first crash line on ROLE's console
-	grep -a -m1 -E 'Kernel panic - not syncing|Oops: |BUG: |double fault|KASAN|UBSAN' \
-		"$1/$2/console.log" 2>/dev/null | sed 's/^\[ *[0-9.]*\] //' | tr -d '\r'
-}
 stock_crash() {
 	local dir=$1 role k c ours=""
 	crash_role="" crash_line=""
