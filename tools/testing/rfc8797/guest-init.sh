@@ -58,6 +58,22 @@ finish() {
 	sleep 10
 }
 
+# A guest that stops making progress must leave its stacks behind: 20 s
+# before the host's time limit, dump every blocked task and every CPU's
+# backtrace to the console and save dmesg.  (A CPU that stops
+# scheduling is caught earlier by the soft lockup detector.)
+limit=$(cmdline_arg rfc8797.timeout)
+if [ -n "$limit" ] && [ "$limit" -gt 40 ]; then
+	(
+		sleep $((limit - 20))
+		echo "rfc8797: $((limit - 20)) s without the job ending: dumping stacks" >/dev/kmsg
+		echo 1 >/proc/sys/kernel/sysrq
+		echo w >/proc/sysrq-trigger
+		echo l >/proc/sysrq-trigger
+		dmesg >/results/dmesg-timeout.txt 2>/dev/null
+	) </dev/null >/dev/null 2>&1 &
+fi
+
 read -r cmd </results/cmd
 if [ "$cmd" = shell ]; then
 	echo "rfc8797 guest shell: /results is the host's run folder; exit to power off"

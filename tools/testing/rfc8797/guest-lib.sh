@@ -128,7 +128,7 @@ trace_dump() {
 }
 
 # dmesg_clean: no BUG, WARNING, Oops, sanitizer or lockdep report so far
-DMESG_BAD='BUG:|WARNING:|Oops|KASAN|UBSAN|kernel BUG|possible circular locking|possible recursive locking|INFO: task .* blocked|general protection fault|Call Trace'
+DMESG_BAD='BUG:|soft lockup|hard LOCKUP|rcu: INFO|WARNING:|Oops|KASAN|UBSAN|kernel BUG|possible circular locking|possible recursive locking|INFO: task .* blocked|general protection fault|Call Trace'
 dmesg_clean() {
 	! dmesg | grep -E "$DMESG_BAD"
 }

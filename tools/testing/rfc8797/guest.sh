@@ -74,7 +74,12 @@ rm -f "$results/rc" "$results/console.log" "$results/dmesg.txt"
 	fi
 } >"$results/cmd"
 
+# oops=panic: an oops ends the run at once instead of hanging a test;
+# the lockup detectors of our kernels panic too, with every CPU's stack.
+# rfc8797.timeout lets the guest dump its stacks before the time limit.
 cmdline="console=ttyS0 panic=-1 oops=panic loglevel=4 rfc8797.name=$name"
+cmdline="$cmdline softlockup_all_cpu_backtrace=1 hardlockup_all_cpu_backtrace=1"
+cmdline="$cmdline rfc8797.timeout=$timeout_s"
 cmdline="$cmdline init=$RFC_HARNESS/guest-init.sh"
 initrd=()
 case "$kernel" in
@@ -98,7 +103,6 @@ stock)
 	cmdline="$cmdline rootflags=trans=virtio,version=9p2000.L,msize=524288,cache=loose ro"
 	;;
 esac
-# oops=panic: an oops ends the run at once instead of hanging a test.
 cmdline="$cmdline $append"
 
 netargs=(-nic none)
