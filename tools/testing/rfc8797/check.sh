@@ -167,7 +167,7 @@ e2e_guest() {
 # negotiated values of both peers and renegotiation on reconnect (about
 # two thirds of the time of the full set); E2E_SIW_TESTS=all runs every
 # test over siw as over rxe.
-E2E_SIW_TESTS=${E2E_SIW_TESTS:-agree client-negotiate client-reconnect server-sizes server-remote-inv}
+E2E_SIW_TESTS=${E2E_SIW_TESTS:-agree client-negotiate client-reconnect server-sizes server-remote-inv large-io}
 
 stage_e2e() {
 	local t tr versions tests

@@ -78,19 +78,80 @@ mount_nfs() {
 	timeout 60 mount -t nfs -o "$opts,proto=rdma,port=$RDMA_PORT" "$src" "$mnt"
 }
 
+# remount_nfs VERS MNT [options]: mount_nfs for reading data back;
+# RFC8797_INJECT=remount makes it fail, to show that a read-back whose
+# mount failed is a failure and never passes on an earlier value
+remount_nfs() {
+	if [ "$INJECT" = remount ]; then
+		log "remount of $2 failed on purpose (RFC8797_INJECT=remount)"
+		return 1
+	fi
+	mount_nfs "$@"
+}
+
+min() { echo $(($1 < $2 ? $1 : $2)); }
+
 umount_nfs() {
 	timeout 60 umount "$1" || timeout 30 umount -f "$1"
 }
 
 # xs MNT N: field N (awk numbering, $1 = "xprt:") of the rdma xprt line
-# of MNT in /proc/self/mountstats.  Fields 30-37 are RFC 8797's: replies
-# with remote invalidation, of those not negotiated, rkey mismatches,
-# c2s, s2c, R offered, R negotiated, parse status; 27 is LOCAL_INVs.
+# of MNT in /proc/self/mountstats; tests use the names below, not numbers.
 xs() {
 	awk -v m=" $1 " -v n="$2" '
 		/^device / { cur = index($0, "mounted on" m) > 0 }
 		cur && $1 == "xprt:" && $2 == "rdma" { print $n; exit }
 	' /proc/self/mountstats
+}
+
+# mstat MNT NAME: a counter of the rdma xprt line of MNT, by name:
+# connects, sends (RPCs sent), local_inv (LOCAL_INVs posted), reminv
+# (replies with a remote invalidation), reminv_unneg (of those, R not
+# negotiated), reminv_stray (stray: no MR of the request), nfields
+# (how many numbers the line has: stock 6.12 has 27, parsers such as
+# node_exporter's accept at most 31)
+mstat() {
+	case "$2" in
+	connects) xs "$1" 5 ;;
+	sends) xs "$1" 8 ;;
+	local_inv) xs "$1" 27 ;;
+	reminv) xs "$1" 30 ;;
+	reminv_unneg) xs "$1" 31 ;;
+	reminv_stray) xs "$1" 32 ;;
+	nfields) awk -v m=" $1 " '
+			/^device / { cur = index($0, "mounted on" m) > 0 }
+			cur && $1 == "xprt:" && $2 == "rdma" { print NF - 2; exit }
+		' /proc/self/mountstats ;;
+	*) echo "mstat: unknown counter $2" >&2; return 1 ;;
+	esac
+}
+
+# client_set NAME VALUE: a client setting, /proc/sys/sunrpc/rdma_NAME
+# (max_inline_read, max_inline_write, remote_invalidation,
+# cm_private_data); read at the next connection attempt
+client_set() { echo "$2" >"/proc/sys/sunrpc/rdma_$1"; }
+
+# cm KEY [SERVER]: what the client's connected RPC-over-RDMA transport
+# to SERVER (default $SERVER_ADDR) reports as rdma_KEY in its sysfs
+# xprt_info (cm_status, cm_offset, server_send, server_recv, server_r,
+# client_sent, client_send, client_recv, client_r, c2s, s2c, r).
+# Prints "none" when no connected transport reports it, and fails with
+# "ambiguous: ..." when transports disagree.
+cm() {
+	local f v vals=""
+	for f in /sys/kernel/sunrpc/xprt-switches/*/xprt-*/xprt_info; do
+		[ -f "$f" ] || continue
+		[ "$(cat "${f%/*}/dstaddr" 2>/dev/null)" = "${2:-$SERVER_ADDR}" ] || continue
+		v=$(sed -n "s/^rdma_$1=//p" "$f" 2>/dev/null)
+		[ -n "$v" ] && vals="$vals $v"
+	done
+	vals=$(echo $vals | tr ' ' '\n' | sort -u | tr '\n' ' ')
+	vals=${vals% }
+	case "$vals" in
+	"") echo none ;;
+	*" "*) echo "ambiguous: $vals"; return 1 ;;
+	*) echo "$vals" ;;
+	esac
 }
 
 # The server's per-connection RFC 8797 values, one line per connection

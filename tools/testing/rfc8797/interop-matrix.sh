@@ -36,11 +36,14 @@ vers=(3 4.2)
 cells=(
 	"ours-client/stock-server stock ours - - swi"
 	"stock-client/ours-server ours stock - - swi"
+	"stock-client-w1500-r3000/ours-server ours stock - --inline=1500:3000 swi"
 )
 if [ "$quick" = 1 ]; then
 	vers=(4.2)
 else
 	cells+=(
+		"stock-client-w1500-r1500/ours-server ours stock - --inline=1500:1500 swi"
+		"stock-client-w5000-r5000/ours-server ours stock - --inline=5000:5000 swi"
 		"ours/ours ours ours - - swi"
 		"ours-client/ours-server-no-pd ours ours --no-private-data - none"
 		"ours-client-no-pd/ours-server ours ours - --no-private-data none"

@@ -9,7 +9,7 @@
  * bytes and what the kernel answers with.
  *
  *   cm-peer connect ADDR PORT --data HEX [--hold SEC] [--timeout SEC]
- *			[--call readdir]
+ *			[--call readdir|null:SIZE]
  *	Active side (the role of an NFS client): resolve ADDR, create an
  *	RC QP, rdma_connect() with the given Private Data, wait for
  *	ESTABLISHED or REJECTED, print the server's answer, hold the
@@ -19,10 +19,13 @@
  *	entries, and print the server's answer as an "rpc-reply" line: a
  *	server that may not Send that much to this peer (the Receive size
  *	in HEX) has no Reply chunk to use and must answer RDMA_ERROR
- *	ERR_CHUNK (RFC 8166 section 4.5.3), never a larger Send.
+ *	ERR_CHUNK (RFC 8166 section 4.5.3), never a larger Send.  With
+ *	--call null:SIZE the call is an NFSv4 NULL padded with zeros to
+ *	SIZE octets (64..4096, a multiple of 4): a server whose Receive
+ *	buffers are smaller loses the connection instead of replying.
  *
  *   cm-peer listen ADDR PORT --data HEX [--hold SEC] [--timeout SEC]
- *			[--reply-inv own|other|stray|RKEY]
+ *			[--reply-inv own|other|stray|twice|RKEY]
  *	Passive side (the role of an NFS server): listen on ADDR:PORT,
  *	print the Private Data of the first connect request, accept it
  *	with the given Private Data, wait for ESTABLISHED, hold, then
@@ -33,8 +36,9 @@
  *	call with a Reply chunk gets the same reply by Send With
  *	Invalidate: "own" invalidates that chunk's rkey, "other" that
  *	rkey with its key octet changed, "stray" the chunk's rkey in a
- *	reply to an xid no call used; a number RKEY answers the very
- *	first call by Send With Invalidate of RKEY.
+ *	reply to an xid no call used, "twice" first "own" and right
+ *	after it "stray"; a number RKEY answers the very first call by
+ *	Send With Invalidate of RKEY.
  *
  * HEX is an even number of hex digits ("" for no Private Data); ':',
  * '.', '-', '_' and blanks between octets are ignored.  At most 255
@@ -132,7 +136,8 @@ struct opts {
 	double timeout;
 	bool reply_inv;
 	bool call;
-	enum { INV_RKEY, INV_OWN, INV_OTHER, INV_STRAY } reply_inv_mode;
+	size_t call_null;	/* --call null:SIZE, or 0 for readdir */
+	enum { INV_RKEY, INV_OWN, INV_OTHER, INV_STRAY, INV_TWICE } reply_inv_mode;
 	uint32_t inv_rkey;
 };
 
@@ -161,8 +166,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s connect ADDR PORT --data HEX [--hold SEC] [--timeout SEC]\n"
 		"       %s listen ADDR PORT --data HEX [--hold SEC] [--timeout SEC]\n"
-		"                 [--reply-inv own|other|stray|RKEY]\n"
-		"       (connect only: [--call readdir])\n"
+		"                 [--reply-inv own|other|stray|twice|RKEY]\n"
+		"       (connect only: [--call readdir|null:SIZE])\n"
 		"\n"
 		"A crafted RDMA-CM peer: sends exactly the Private Data HEX (\"\" for\n"
 		"none, at most %d octets) in its connect request (connect) or its\n"
@@ -173,9 +178,11 @@ static void usage(FILE *f)
 		"(default 10 s).  --reply-inv answers RPC calls: NULL-like calls by\n"
 		"Send, the first with a Reply chunk by Send With Invalidate of its\n"
 		"rkey (own), of that rkey with another key octet (other), or of its\n"
-		"rkey under an unused xid (stray); RKEY: the first call, that rkey.\n"
+		"rkey under an unused xid (stray), or own then stray (twice); RKEY: the\n"
+		"first call, that rkey.\n"
 		"--call readdir sends one NFSv4.0 READDIR of the export root inline,\n"
-		"without chunks, and prints the server's reply as an rpc-reply line.\n"
+		"without chunks, and prints the server's reply as an rpc-reply line;\n"
+		"--call null:SIZE an NFSv4 NULL call padded to SIZE octets.\n"
 		"\n"
 		"exit status: 0 ok, 1 usage, 2 setup/resolve failure, 3 rejected,\n"
 		"4 timeout, 5 unexpected CM event, 6 peer disconnected during the\n"
@@ -542,6 +549,9 @@ static int send_reply(struct conn *c, uint32_t xid, uint32_t credits,
  *          key octet changed (the same MR on a device that ignores the
  *          key, an invalid rkey on one that checks it)
  *   stray  an xid no call used, Send With Invalidate of its rkey
+ *   twice  "own", then at once "stray": the second invalidation names
+ *          an rkey the client has just released, a stray one that is
+ *          no longer in use
  *   RKEY   its own xid, Send With Invalidate of RKEY
  */
 static int answer_calls(struct conn *c, const struct opts *o)
@@ -613,6 +623,12 @@ static int answer_calls(struct conn *c, const struct opts *o)
 			rkey ^= 0xff;
 		if (o->reply_inv_mode == INV_STRAY)
 			xid ^= 0x80000000;
+		if (o->reply_inv_mode == INV_TWICE) {
+			ret = send_reply(c, xid, credits, true, rkey, deadline);
+			if (ret)
+				return ret;
+			xid ^= 0x80000000;
+		}
 		return send_reply(c, xid, credits, true, rkey, deadline);
 	}
 }
@@ -658,6 +674,20 @@ static int send_call(struct conn *c, const struct opts *o)
 	p = put32(p, 2);		/* RPC version */
 	p = put32(p, NFS_PROGRAM);
 	p = put32(p, 4);
+	if (o->call_null) {
+		/* NFSPROC4_NULL, AUTH_NONE, zero padding up to the size:
+		 * a message of exactly that many octets, whatever the
+		 * server makes of the padding
+		 */
+		p = put32(p, 0);
+		p = put32(p, AUTH_NONE);
+		p = put32(p, 0);
+		p = put32(p, AUTH_NONE);
+		p = put32(p, 0);
+		memset(p, 0, o->call_null - (size_t)(p - msg));
+		p = msg + o->call_null;
+		goto post;
+	}
 	p = put32(p, NFSPROC4_COMPOUND);
 	p = put32(p, AUTH_SYS);
 	p = put32(p, 28);		/* credential body length */
@@ -683,6 +713,7 @@ static int send_call(struct conn *c, const struct opts *o)
 	p = put32(p, READDIR_MAX);	/* maxcount */
 	p = put32(p, 1);		/* attr_request: FATTR4_TYPE */
 	p = put32(p, 1u << 1);
+post:
 	sge.addr = (uintptr_t)msg;
 	sge.length = (uint32_t)(p - msg);
 	if (ibv_post_send(c->id->qp, &wr, &bad)) {
@@ -979,6 +1010,8 @@ int main(int argc, char **argv)
 				o.reply_inv_mode = INV_OTHER;
 			else if (!strcmp(optarg, "stray"))
 				o.reply_inv_mode = INV_STRAY;
+			else if (!strcmp(optarg, "twice"))
+				o.reply_inv_mode = INV_TWICE;
 			if (o.reply_inv_mode != INV_RKEY)
 				break;
 			errno = 0;
@@ -987,9 +1020,16 @@ int main(int argc, char **argv)
 				goto bad;
 			break;
 		case 'c':
-			if (strcmp(optarg, "readdir"))
-				goto bad;
 			o.call = true;
+			if (!strcmp(optarg, "readdir"))
+				break;
+			if (strncmp(optarg, "null:", 5))
+				goto bad;
+			errno = 0;
+			o.call_null = strtoul(optarg + 5, &end, 0);
+			if (errno || !optarg[5] || *end || o.call_null < 64 ||
+			    o.call_null > BUF_SIZE || o.call_null % 4)
+				goto bad;
 			break;
 		case 'h':
 			usage(stdout);

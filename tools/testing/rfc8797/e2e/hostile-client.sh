@@ -35,7 +35,6 @@ FAILED=0
 QUICK=0
 [ "${1:-}" = --quick ] && QUICK=1
 PEER=$(cd "$(dirname "$0")/../cm-peer" && pwd)/cm-peer
-PARAM=/sys/module/rpcrdma/parameters
 T=/sys/kernel/tracing
 OUT=/tmp/hostile
 MNT=/mnt/hostile
@@ -63,8 +62,8 @@ if [ ! -x "$PEER" ]; then
 fi
 setup_rdma "$TRANSPORT" || { fail hostile-client-setup "rdma link add failed"; exit 1; }
 modprobe rpcrdma 2>/dev/null
-echo $CLI_SEND >$PARAM/max_inline_write && echo $CLI_RECV >$PARAM/max_inline_read &&
-	echo Y >$PARAM/remote_invalidation && echo Y >$PARAM/cm_private_data ||
+client_set max_inline_write $CLI_SEND && client_set max_inline_read $CLI_RECV &&
+	client_set remote_invalidation 1 && client_set cm_private_data 1 ||
 	{ fail hostile-client-params "cannot configure the client"; exit 1; }
 trace_on rpcrdma/xprtrdma_cm_private
 # what cm-peer must print for our client's connect request
@@ -204,24 +203,30 @@ log "$rows_run rows in $((SECONDS - start)) s"
 #              (xprtrdma_mr_reminv); with R not negotiated this is also
 #              reported by xprtrdma_reply_reminv_err "matched, R not
 #              negotiated";
-#   stray      that rkey in a reply to an xid no call used: "matches no MR
-#              of the request" and the client disconnects;
+#   stray      that rkey in a reply to an xid no call used, while the
+#              call's MR is still registered: a stray invalidation of an
+#              MR in use, so the client disconnects;
+#   twice      "own", then at once that rkey again in a reply to an
+#              xid no call used: by then the MR is released, so the
+#              second one is a stray invalidation of an MR no longer in
+#              use: counted and traced as "stray", and the client keeps
+#              the connection (the peer then drops it);
 #   other      the call's rkey with another key octet: siw invalidates
 #              by MR index alone, so the client gets an rkey that is none
-#              of the request's: "matches no MR of the request", every MR
-#              of the request is invalidated locally and the client
+#              of the request's but names its MR, which is in use: every
+#              MR of the request is invalidated locally and the client
 #              disconnects; rxe checks the key and fails the Receive
 #              (REM_INV_REQ_ERR) so the reply never reaches xprtrdma;
 #   0x12345678 an rkey of no MR at all, answering the NULL ping: the
 #              device fails the Receive on both transports.
 # Each case: the expected events in the client's trace, none of the
-# others, and a disconnect.
+# others, and a disconnect by the client, or none in "twice".
 trace_has() { grep -qE "$1" $T/trace; }
-NOMR="matches no MR of the request"
+INUSE="stray, MR in use: disconnect"
 reminv() {
 	local name=reminv-$1 quick=$2 data=$3 mode=$4 expect=$5
 	local out=$OUT/peer.out err=$OUT/peer.err mout=$OUT/mount.out
-	local pid mpid rc handle xid rkey why=""
+	local pid mpid rc handle xid rkey i why=""
 
 	[ "$QUICK" = 1 ] && [ "$quick" != q ] && return
 	trace_on rpcrdma/xprtrdma_cm_private rpcrdma/xprtrdma_reply \
@@ -230,9 +235,18 @@ reminv() {
 		rpcrdma/xprtrdma_disconnect
 	log "$name: --data $data --reply-inv $mode"
 	listen_and_mount "$name" 20 --data "$data" --reply-inv "$mode" --hold 20 || return
-	# every case ends with the client dropping the connection
-	wait_for $out '^reply .*SEND_WITH_INV' 30 &&
-		wait_for $T/trace 'xprtrdma_disconnect' 20
+	# every case but "twice" ends with the client dropping the connection
+	if [ "$expect" = stray-not-in-use ]; then
+		for ((i = 0; i < 60; i++)); do
+			[ "$(grep -c '^reply .*SEND_WITH_INV' $out)" -ge 2 ] && break
+			sleep 0.5
+		done
+		# what the client does with the second one takes a moment
+		sleep 3
+	else
+		wait_for $out '^reply .*SEND_WITH_INV' 30 &&
+			wait_for $T/trace 'xprtrdma_disconnect' 20
+	fi
 	kill -TERM $pid 2>/dev/null
 	wait $pid
 	rc=$?
@@ -243,8 +257,8 @@ reminv() {
 	grep -o 'xprtrdma_wc_receive: .*' $T/trace | grep -v FLUSH | sed 's/^/    /'
 
 	handle=$(sed -n 's/^call .*reply_chunk=yes handle=\(0x[0-9a-f]*\).*/\1/p' $out | head -n 1)
-	xid=$(sed -n 's/^reply xid=\(0x[0-9a-f]*\) send=SEND_WITH_INV.*/\1/p' $out)
-	rkey=$(sed -n 's/^reply .*SEND_WITH_INV inv_rkey=\(0x[0-9a-f]*\) .*/\1/p' $out)
+	xid=$(sed -n 's/^reply xid=\(0x[0-9a-f]*\) send=SEND_WITH_INV.*/\1/p' $out | tail -n 1)
+	rkey=$(sed -n 's/^reply .*SEND_WITH_INV inv_rkey=\(0x[0-9a-f]*\) .*/\1/p' $out | tail -n 1)
 	if [ -z "$xid" ] || [ -z "$rkey" ]; then
 		why="cm-peer sent no Send With Invalidate (exit $rc):"
 		fail "$name" "$why $(tr '\n' ' ' <$out) $(tr '\n' ' ' <$err)"
@@ -261,14 +275,21 @@ reminv() {
 		trace_has "xprtrdma_reply_reminv_err: .* xid=$xid rkey=$rkey matched, R not negotiated" ||
 			why="$why; no reply_reminv_err 'matched, R not negotiated'"
 		;;
-	mismatch)
-		trace_has "reply_reminv_err: .* xid=$xid rkey=$rkey $NOMR, R negotiated" ||
-			why="$why; no reply_reminv_err 'matches no MR' for xid=$xid rkey=$rkey"
+	stray-in-use)
+		trace_has "reply_reminv_err: .* xid=$xid rkey=$rkey $INUSE, R negotiated" ||
+			why="$why; no reply_reminv_err '$INUSE' for xid=$xid rkey=$rkey"
 		! trace_has xprtrdma_mr_reminv || why="$why; an MR was taken as remotely invalidated"
 		;;
-	mismatch-localinv)
-		trace_has "reply_reminv_err: .* xid=$xid rkey=$rkey $NOMR, R negotiated" ||
-			why="$why; no reply_reminv_err 'matches no MR' for xid=$xid rkey=$rkey"
+	stray-not-in-use)
+		trace_has "xprtrdma_mr_reminv: .*:$handle " || why="$why; no mr_reminv of $handle"
+		trace_has "reply_reminv_err: .* xid=$xid rkey=$rkey stray, R negotiated" ||
+			why="$why; no reply_reminv_err 'stray' for xid=$xid rkey=$rkey"
+		! trace_has "$INUSE" || why="$why; the released MR was taken as in use"
+		! trace_has xprtrdma_disconnect || why="$why; the client disconnected"
+		;;
+	stray-in-use-localinv)
+		trace_has "reply_reminv_err: .* xid=$xid rkey=$rkey $INUSE, R negotiated" ||
+			why="$why; no reply_reminv_err '$INUSE' for xid=$xid rkey=$rkey"
 		! trace_has xprtrdma_mr_reminv || why="$why; an MR was taken as remotely invalidated"
 		trace_has "xprtrdma_mr_localinv: .*:$handle " ||
 			why="$why; the request's MR $handle was not invalidated locally"
@@ -280,7 +301,8 @@ reminv() {
 			why="$why; a failed Receive was taken as an invalidation"
 		;;
 	esac
-	trace_has xprtrdma_disconnect || why="$why; the client did not disconnect"
+	[ "$expect" = stray-not-in-use ] || trace_has xprtrdma_disconnect ||
+		why="$why; the client did not disconnect"
 	if grep -q " $MNT " /proc/mounts; then
 		why="$why; $MNT is mounted"
 		umount -f -l $MNT
@@ -296,9 +318,10 @@ NOPD_R=$(msg 01 01 00 00)	# R, 1024-octet sizes: EXCHANGE_ID needs a Reply chunk
 NOPD_NOR=$(msg 01 00 00 00)	# the same without R
 reminv own-negotiated   -  $NOPD_R   own   matched-negotiated
 reminv own-unnegotiated q  $NOPD_NOR own   matched-unnegotiated
-reminv stray            q  $NOPD_R   stray mismatch
+reminv stray            q  $NOPD_R   stray stray-in-use
+reminv stray-released   q  $NOPD_R   twice stray-not-in-use
 if [ "$TRANSPORT" = siw ]; then
-	reminv other-siw - $NOPD_R other mismatch-localinv
+	reminv other-siw - $NOPD_R other stray-in-use-localinv
 else
 	reminv other-rxe - $NOPD_R other receive-error
 fi
@@ -308,8 +331,8 @@ reminv no-such-rkey     -  $NOPD_R   0x12345678 receive-error
 client_view() {
 	local got want
 	# the server advertises 4096/4096 and R by default
-	got="$(xs $MNT 33) $(xs $MNT 34) $(xs $MNT 36) $(xs $MNT 37)"
-	want="$(min $CLI_SEND 4096) $(min 4096 $CLI_RECV) 1 0"
+	got="$(cm c2s) $(cm s2c) $(cm r) $(cm cm_status)"
+	want="$(min $CLI_SEND 4096) $(min 4096 $CLI_RECV) 1 found"
 	if [ "$got" = "$want" ]; then
 		pass nfs-after-negotiated
 	else

@@ -197,14 +197,20 @@ fi
 # call_case NAME RECV EXPECT: cm-peer connects advertising R=0, Send
 # 1024 and Receive RECV octets, and sends one NFSv4.0 READDIR of the
 # export root inline without any chunk, whose reply (about 3000 octets)
-# fits in RECV or not.  EXPECT "err_chunk": it does not fit, and with no
-# Reply chunk to use the server must answer RDMA_ERROR ERR_CHUNK (one
-# svcrdma_err_chunk event); "msg": it fits, an RDMA_MSG of more than
-# 1024 octets.  Either way the server never Sends more than RECV.
+# fits in what the peer can receive or not.  A Linux client advertises
+# its rdma_max_inline_read rounded down to a multiple of 1024 and posts
+# Receives of the unrounded value, so the server may Send a peer that
+# advertised RECV up to RECV + 1023 octets.  EXPECT "err_chunk": the
+# reply is larger, and with no Reply chunk to use the server must
+# answer RDMA_ERROR ERR_CHUNK (one svcrdma_err_chunk event) and say so
+# in the log; "msg": it fits, an RDMA_MSG of more than 1024 octets.
+# Either way the server never Sends more than RECV + 1023.  Sets LEN to
+# the length of the reply.
 call_case() {
-	local name=call-$1 recv=$2 expect=$3 want rc line len n
+	local name=call-$1 recv=$2 expect=$3 want rc line n
 	local out=$OUT/call.out err=$OUT/call.err
 	trace_on rpcrdma/svcrdma_err_chunk
+	dmesg -C
 	log "$name: Receive size $recv, NFSv4.0 READDIR without a Reply chunk"
 	timeout 60 "$PEER" connect "$SERVER_ADDR" $RDMA_PORT \
 		--data "$(hex_of_message 0 1024 "$recv")" --call readdir \
@@ -212,7 +218,7 @@ call_case() {
 	rc=$?
 	show $out $err
 	line=$(grep '^rpc-reply ' $out)
-	len=$(field len "$line")
+	LEN=$(field len "$line")
 	n=$(grep -c 'svcrdma_err_chunk:' $T/trace)
 	case $expect in
 	err_chunk) want="proc=RDMA_ERROR err=ERR_CHUNK" ;;
@@ -222,12 +228,15 @@ call_case() {
 		fail "$name" "cm-peer exit $rc: $(tr '\n' ' ' <$out) $(tr '\n' ' ' <$err)"
 	elif [[ "$line" != *" $want "* ]]; then
 		fail "$name" "want '$want', got '$line'"
-	elif [ -z "$len" ] || [ "$len" -gt "$recv" ]; then
-		fail "$name" "the server Sent ${len:-?} octets to a peer that receives $recv"
-	elif [ "$expect" = msg ] && [ "$len" -le 1024 ]; then
-		fail "$name" "a reply of $len octets proves nothing: the directory is too small"
+	elif [ -z "$LEN" ] || [ "$LEN" -gt $((recv + 1023)) ]; then
+		fail "$name" "the server Sent ${LEN:-?} octets to a peer that advertised $recv"
+	elif [ "$expect" = msg ] && [ "$LEN" -le 1024 ]; then
+		fail "$name" "a reply of $LEN octets proves nothing: the directory is too small"
 	elif [ "$expect" = err_chunk ] && [ "$n" != 1 ]; then
 		fail "$name" "$n svcrdma_err_chunk events, want 1"
+	elif [ "$expect" = err_chunk ] &&
+	     ! dmesg | grep -q "svcrdma: client .* provided no Reply chunk for a .*-octet reply, larger than its advertised Receive size $recv: replying ERR_CHUNK"; then
+		fail "$name" "no log line names the cause: $(dmesg | tail -n 2)"
 	elif [ "$expect" = msg ] && [ "$n" != 0 ]; then
 		fail "$name" "$n svcrdma_err_chunk events, want 0"
 	else
@@ -235,12 +244,49 @@ call_case() {
 	fi
 }
 
-# a directory whose READDIR reply needs more than 1024 octets
+# a directory whose READDIR reply needs more than 2048 octets
 for ((i = 1; i <= 60; i++)); do
 	: >"$EXPORT/readdir-entry-with-a-rather-long-name-$i"
 done
-call_case recv-1k 1024 err_chunk
 call_case recv-4k 4096 msg
+reply=$LEN
+call_case recv-1k 1024 err_chunk
+# A stock client whose rdma_max_inline_read is not a multiple of 1024
+# (say 3000) advertises it rounded down (2048) and omits the Reply
+# chunk for replies that fit its real buffers: the server must Send
+# such a reply, a little larger than advertised, as a server without
+# RFC 8797 negotiation did, never fail it with ERR_CHUNK.
+if [ -n "$reply" ] && [ $((reply % 1024)) != 0 ] && [ "$reply" -gt 2048 ]; then
+	call_case recv-rounded-down $((reply / 1024 * 1024)) msg
+else
+	fail call-recv-rounded-down "READDIR reply of '${reply:-?}' octets: no rounded-down size to test with"
+fi
+# send_case NAME DATA SIZE: cm-peer connects with CM Private Data DATA
+# and Sends one NFSv4 NULL call of SIZE octets, which the server must
+# receive and answer.  A peer that sent no Private Data may Send as
+# much as a server without RFC 8797 negotiation received (max_req_size,
+# 4096 by default), whatever RFC 8166 says it should assume; a Linux
+# client whose rdma_max_inline_write is not a multiple of 1024 (1500)
+# advertises it rounded down (1024) and Sends up to the unrounded value.
+# Receive buffers smaller than that make the Receive fail and the
+# connection drop, and the call is never answered.
+send_case() {
+	local name=send-$1 data=$2 size=$3 rc line
+	local out=$OUT/call.out err=$OUT/call.err
+	log "$name: a $size-octet call after Private Data '$data'"
+	timeout 60 "$PEER" connect "$SERVER_ADDR" $RDMA_PORT \
+		--data "$data" --call "null:$size" --hold 1 --timeout 20 >$out 2>$err
+	rc=$?
+	show $out $err
+	line=$(grep '^rpc-reply ' $out)
+	if [ "$rc" != 0 ] || [[ "$line" != *" proc=RDMA_MSG "* ]]; then
+		fail "$name" "no reply to a $size-octet call (exit $rc): $(tr '\n' ' ' <$out)"
+	else
+		pass "$name"
+	fi
+}
+send_case no-private-data-4k "" 4096
+send_case rounded-down-1500 "$(hex_of_message 0 1024 4096)" 1500
 wait_no_conns || fail call-no-connection-left "still listed: $(cat $CONNS)"
 
 # the server still serves an ordinary client, with the usual negotiation

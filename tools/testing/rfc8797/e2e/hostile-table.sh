@@ -165,7 +165,6 @@ hostile_rows() {
 
 # Negotiation (RFC 8797 section 4.2): c2s = min(client send, server
 # recv), s2c = min(server send, client recv), R only when both set it.
-min() { if [ "$1" -lt "$2" ]; then echo "$1"; else echo "$2"; fi; }
 
 # hex_of_message R SEND RECV: the eight octets a peer with these
 # settings sends (sizes are multiples of 1024, 1024..262144)

@@ -9,13 +9,15 @@
 # the read-back) the client has the server guest take a snapshot of its
 # counters (over plain TCP, see interop-server.sh), then appends its own
 # to /results/counters.txt:
-#   tag=nfs3-fio li=$27 ri=$30 un=$31 mm=$32 c2s=$33 s2c=$34 roff=$35
-#   rneg=$36 st=$37 reminv=N
-# (tags nfsV-fio-start, nfsV-fio, nfsV-read-start, nfsV-read; fields of
-# the rdma xprt line of the mount: li = LOCAL_INVs posted, ri = replies
-# with remote invalidation, un = of those not negotiated, mm = rkey
-# mismatches, then the negotiated values; "na" without a mount or where
-# the kernel has no such field, e.g. stock 6.12; reminv = the
+#   tag=nfs3-fio li=N ri=N un=N mm=N c2s=N s2c=N roff=N rneg=N st=NAME
+#   reminv=N
+# (tags nfsV-fio-start, nfsV-fio, nfsV-read-start, nfsV-read; from the
+# rdma xprt line of the mount's mountstats: li = LOCAL_INVs posted, ri =
+# replies with remote invalidation, un = of those not negotiated, mm =
+# stray invalidations; from the transport's sysfs xprt_info: the
+# negotiated c2s and s2c, R offered and negotiated, the parse status;
+# "na" without a mount or where the kernel has no such value, e.g.
+# stock 6.12; reminv = the
 # xprtrdma_mr_reminv tracepoints of this NFS version so far, which both
 # kernels have).  Between a start snapshot and the next one, the server's
 # Send With Invalidate count must grow by exactly what the client counted.
@@ -26,14 +28,20 @@
 # first mount through sysrq (the stock kernel has it, our test kernel
 # not), to show that interop-matrix.sh stops the server at once and
 # retries a crashed stock guest once only.
-#   interop-client.sh [--prefix NAME] [--no-private-data] VERSION...
+#   interop-client.sh [--prefix NAME] [--no-private-data] [--inline=W:R] VERSION...
 . "$(dirname "$0")/../guest-lib.sh"
 FAILED=0 prefix=interop SNAP_PORT=7799
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--prefix) prefix=$2; shift 2 ;;
-	--no-private-data) echo 0 >/sys/module/rpcrdma/parameters/cm_private_data 2>/dev/null ||
+	--no-private-data) client_set cm_private_data 0 2>/dev/null ||
 		{ fail "$prefix-client-knob" "this kernel has no switch for its private data"; exit 1; }
+		shift ;;
+	--inline=*)	# WRITE:READ, rdma_max_inline_write and _read (any kernel)
+		wr=${1#--inline=}
+		client_set max_inline_write "${wr%:*}" && client_set max_inline_read "${wr#*:}" ||
+			{ fail "$prefix-client-knob" "rdma_max_inline_write/read refused $wr"; exit 1; }
+		log "client inline thresholds: write ${wr%:*}, read ${wr#*:}"
 		shift ;;
 	*) break ;;
 	esac
@@ -79,11 +87,25 @@ snap() {
 	[ -n "$mnt" ] && line=$(xline "$mnt")
 	log "snap $tag: server: $ans"
 	log "snap $tag: client: $line"
-	echo "$line" | awk -v tag="$tag" -v reminv="$(trace_count xprtrdma_mr_reminv)" '
+	echo "$line" | awk -v tag="$tag" -v reminv="$(trace_count xprtrdma_mr_reminv)" \
+		-v cm="$(cm_view "$mnt")" '
 		function f(n) { return n <= NF ? $n : "na" }
-		{ printf "tag=%s li=%s ri=%s un=%s mm=%s c2s=%s s2c=%s roff=%s rneg=%s st=%s reminv=%s\n",
-			tag, f(27), f(30), f(31), f(32), f(33), f(34), f(35), f(36), f(37), reminv }
+		{ printf "tag=%s li=%s ri=%s un=%s mm=%s %s reminv=%s\n",
+			tag, f(27), f(30), f(31), f(32), cm, reminv }
 	' >>/results/counters.txt
+}
+
+# cm_view MNT: the negotiated values from sysfs, "na" where this kernel
+# has none (stock 6.12) or nothing is mounted
+cm_view() {
+	local k v out=""
+	for k in c2s:c2s s2c:s2c roff:client_r rneg:r st:cm_status; do
+		v=na
+		[ -n "$1" ] && v=$(cm "${k#*:}")
+		[ "$v" = none ] && v=na
+		out="$out ${k%%:*}=$v"
+	done
+	echo "${out# }"
 }
 
 # trace_count PATTERN: trace lines matching PATTERN, "na" when the ring
@@ -119,6 +141,21 @@ for v in "$@"; do
 	else
 		fail "$t-fio-verify" "$(grep -iE 'err|verify' /tmp/fio.txt | head -c 300)"
 	fi
+	# large concurrent I/O: 16 requests of 1 MiB and 256 KiB in
+	# flight, every block verified (the server's Send Queue fills)
+	for bs in 1m 256k; do
+		if timeout -k 10 300 fio --name=large --filename="$d/large-$bs" --rw=write \
+				--bs=$bs --size=16m --ioengine=libaio --iodepth=16 --direct=1 \
+				--verify=crc32c --do_verify=0 --output=/tmp/fio.txt >/dev/null 2>&1 &&
+		   timeout -k 10 300 fio --name=large --filename="$d/large-$bs" --rw=read \
+				--bs=$bs --size=16m --ioengine=libaio --iodepth=16 --direct=1 \
+				--verify=crc32c --output=/tmp/fio.txt >/dev/null 2>&1; then
+			pass "$t-large-io-$bs"
+		else
+			fail "$t-large-io-$bs" "$(grep -iE 'err|verify' /tmp/fio.txt | head -c 300)"
+		fi
+		rm -f "$d/large-$bs"
+	done
 	cp -r /tmp/small "$d/small" && sync
 	if [ "$INJECT" = checksum ]; then
 		log "RFC8797_INJECT=checksum: corrupting $d/small/f1 on the server"

@@ -55,6 +55,23 @@ for v in "$@"; do
 	d=$mnt/v$v
 	mkdir -p "$d"
 
+	# 0. what reads mountstats keeps working: the rdma xprt line has at
+	# most the 31 numbers node_exporter's parser (Prometheus procfs)
+	# allocates, and nfs-utils' mountstats and nfsiostat run cleanly
+	n=$(mstat "$mnt" nfields)
+	[ -n "$n" ] && [ "$n" -le 31 ] && pass "$t-mountstats-31-numbers" ||
+		fail "$t-mountstats-31-numbers" "the rdma xprt line has ${n:-no} numbers"
+	for tool in mountstats:"mountstats $mnt" mountstats-rpc:"mountstats --rpc $mnt" \
+			nfsiostat:"nfsiostat 1 1 $mnt"; do
+		# shellcheck disable=SC2086
+		if out=$(timeout 60 ${tool#*:} 2>&1) && [[ "$out" != *Traceback* ]] &&
+		   [[ "$out" == *"$mnt"* ]]; then
+			pass "$t-${tool%%:*}"
+		else
+			fail "$t-${tool%%:*}" "$(echo "$out" | tail -n 3 | tr '\n' ' ')"
+		fi
+	done
+
 	# 1. a large file, written then read back after a remount
 	cp $src/big "$d/big" && sync
 	# 2. an fsync'd overwrite in the middle of it

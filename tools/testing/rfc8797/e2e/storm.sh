@@ -25,7 +25,6 @@
 . "$(dirname "$0")/../guest-lib.sh"
 FAILED=0
 want=${1:-10}
-P=/sys/module/rpcrdma/parameters
 F=/sys/kernel/debug/fail_sunrpc
 mnt=/mnt/storm
 slow=1
@@ -72,7 +71,7 @@ rm -f /tmp/stop
 fio_loop &
 fio_pid=$!
 
-conns() { xs $mnt 5; }
+conns() { mstat $mnt connects; }
 inject() {	# inject client|server: arm fail_sunrpc for one fault
 	echo 0 >$F/probability
 	if [ "$1" = client ]; then
@@ -126,8 +125,8 @@ while [ "$n" -lt "$want" ] && [ "$tries" -lt $((want * 2)) ]; do
 		echo "rdma $RDMA_PORT" >/proc/fs/nfsd/portlist 2>/dev/null ;;
 	sizes)
 		s=${sizes[$((tries % ${#sizes[@]}))]}
-		echo "$s" >$P/max_inline_write
-		echo "$s" >$P/max_inline_read
+		client_set max_inline_write "$s"
+		client_set max_inline_read "$s"
 		inject client ;;
 	restart)
 		rpc.nfsd 0
@@ -139,7 +138,7 @@ while [ "$n" -lt "$want" ] && [ "$tries" -lt $((want * 2)) ]; do
 		done_kind[$kind]=$((${done_kind[$kind]:-0} + 1))
 		log "fault $tries ($kind): reconnected, connect count $before -> $(conns)"
 		if [ "$kind" = sizes ]; then
-			got="$(xs $mnt 33) $(xs $mnt 34)"
+			got="$(cm c2s) $(cm s2c)"
 			exp="$((s < 16384 ? s : 16384)) $s"
 			[ "$got" = "$exp" ] || fail "storm-renegotiate-$tries" \
 				"client advertised $s/$s to a 16384/16384 server: c2s s2c '$got', expected '$exp'"

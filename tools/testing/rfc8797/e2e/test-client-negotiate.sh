@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # RFC 8797 client negotiation: for several client-side inline settings
-# (module parameters rpcrdma.max_inline_read/write) against our
+# (sysctls rdma_max_inline_read/write) against our
 # server with svc_rdma max_req_size=$SRV (it advertises send=recv=$SRV and R),
-# the client's mountstats must show the negotiated min() values
+# the client's sysfs xprt_info must show the negotiated min() values
 #   c2s = min(write, SRV), s2c = min(SRV, read)
 # and NFSv3 and NFSv4.2 data must survive with checksums.  The client
 # must have found the server's message in Private Data of the length
@@ -14,10 +14,8 @@
 . "$(dirname "$0")/../guest-lib.sh"
 
 SRV=${1:-32768}
-P=/sys/module/rpcrdma/parameters
 FAILED=0
 
-min() { echo $(($1 < $2 ? $1 : $2)); }
 kround() { echo $(($1 / 1024 * 1024)); }
 
 setup_rdma || { fail setup "rdma link add failed"; exit 1; }
@@ -38,8 +36,8 @@ sums() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
 # write:read pairs the client advertises; the last one is asymmetric
 for cfg in 1024:1024 4096:4096 16384:16384 65536:65536 2048:65536 5000:3000; do
 	w=${cfg%:*} r=${cfg#*:}
-	echo "$w" >$P/max_inline_write && echo "$r" >$P/max_inline_read ||
-		{ fail "cfg-$cfg" "module parameter refused"; continue; }
+	client_set max_inline_write "$w" && client_set max_inline_read "$r" ||
+		{ fail "cfg-$cfg" "sysctl refused"; continue; }
 	exp_c2s=$(min "$(kround "$w")" "$SRV")
 	exp_s2c=$(min "$SRV" "$(kround "$r")")
 	for v in 3 4.2; do
@@ -50,21 +48,21 @@ for cfg in 1024:1024 4096:4096 16384:16384 65536:65536 2048:65536 5000:3000; do
 		d=$mnt/$t
 		mkdir -p "$d"
 		cp $src/big "$d/big" && cp -r $src/small "$d/small" && sync
-		got="$(xs "$mnt" 33) $(xs "$mnt" 34) R=$(xs "$mnt" 35)/$(xs "$mnt" 36) st=$(xs "$mnt" 37)"
-		want="$exp_c2s $exp_s2c R=$TR_REMOTE_INV/$TR_REMOTE_INV st=0"
+		got="$(cm c2s) $(cm s2c) R=$(cm client_r)/$(cm r) st=$(cm cm_status)"
+		want="$exp_c2s $exp_s2c R=$TR_REMOTE_INV/$TR_REMOTE_INV st=found"
 		[ "$got" = "$want" ] && pass "$t-negotiated" ||
-			fail "$t-negotiated" "mountstats c2s s2c R st: '$got', expected '$want'"
+			fail "$t-negotiated" "xprt_info c2s s2c R st: '$got', expected '$want'"
 		trace_dump | grep -o 'xprtrdma_\(cm_private\|inline_thresh\).*' | sort -u
 		pd=$(trace_dump | grep -o 'xprtrdma_cm_private: .* len=[0-9]* status=[a-z_]*' |
 		     sed 's/.* len=//' | sort -u | tr '\n' ';')
 		[ "$pd" = "$TR_PD_LEN_REP status=found;" ] && pass "$t-private-data-len" ||
 			fail "$t-private-data-len" "client got len/status '$pd', expected '$TR_PD_LEN_REP status=found'"
 		umount_nfs "$mnt" || fail "$t-umount" "umount failed"
-		mount_nfs "$v" "$mnt" || { fail "$t-remount" "mount failed"; continue; }
+		remount_nfs "$v" "$mnt" || { fail "$t-checksums" "remount failed"; continue; }
 		a=$(sha256sum <$src/big) b=$(sha256sum <"$d/big")
 		[ "$a" = "$b" ] && diff <(sums $src/small) <(sums "$d/small") >/dev/null &&
 			pass "$t-checksums" || fail "$t-checksums" "data differs"
-		got="$(xs "$mnt" 33) $(xs "$mnt" 34)"
+		got="$(cm c2s) $(cm s2c)"
 		[ "$got" = "$exp_c2s $exp_s2c" ] || fail "$t-renegotiated" "got '$got'"
 		umount_nfs "$mnt" || fail "$t-umount2" "umount failed"
 	done

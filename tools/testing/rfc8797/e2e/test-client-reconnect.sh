@@ -8,7 +8,6 @@
 # dmesg must stay clean.  The client advertises 16 KiB both ways.
 . "$(dirname "$0")/../guest-lib.sh"
 
-P=/sys/module/rpcrdma/parameters
 FAILED=0
 
 setup_rdma || { fail setup "rdma link add failed"; exit 1; }
@@ -16,8 +15,8 @@ check_transport transport
 modprobe rpcrdma 2>/dev/null
 echo 4096 >/proc/sys/sunrpc/svc_rdma/max_req_size
 start_nfsd || { fail nfsd "nfsd did not start"; exit 1; }
-echo 16384 >$P/max_inline_read
-echo 16384 >$P/max_inline_write
+client_set max_inline_read 16384
+client_set max_inline_write 16384
 dd if=/dev/urandom of=/tmp/f bs=1M count=8 status=none
 want=$(sha256sum </tmp/f)
 trace_on rpcrdma/xprtrdma_cm_private rpcrdma/xprtrdma_connect
@@ -60,7 +59,7 @@ relink() {
 # event NAME ACTION ARG EXPECTED_SIZE
 event() {
 	local t=$1 act=$2 arg=$3 exp=$4 mnt=$5 c0 pid rc got
-	c0=$(xs "$mnt" 5)
+	c0=$(mstat "$mnt" connects)
 	io "$mnt" "$t" &
 	pid=$!
 	sleep 3
@@ -87,10 +86,10 @@ event() {
 	fi
 	# one more RPC to make sure we are on the new connection
 	stat "$mnt/." >/dev/null
-	got="$(xs "$mnt" 33) $(xs "$mnt" 34)"
+	got="$(cm c2s) $(cm s2c)"
 	[ "$got" = "$exp $exp" ] && pass "$t-renegotiated" ||
 		fail "$t-renegotiated" "c2s s2c '$got', expected '$exp $exp'"
-	[ "$(xs "$mnt" 5)" -gt "$c0" ] && pass "$t-reconnected" ||
+	[ "$(mstat "$mnt" connects)" -gt "$c0" ] && pass "$t-reconnected" ||
 		fail "$t-reconnected" "connect count stayed $c0"
 	log "$t: $(grep 'xprt:.*rdma' /proc/self/mountstats)"
 }
@@ -98,7 +97,7 @@ event() {
 for v in 3 4.2; do
 	mnt=/mnt/c$v
 	mount_nfs "$v" "$mnt" || { fail "nfs$v-mount" "mount failed"; continue; }
-	got="$(xs "$mnt" 33) $(xs "$mnt" 34)"
+	got="$(cm c2s) $(cm s2c)"
 	[ "$got" = "4096 4096" ] && pass "nfs$v-initial" || fail "nfs$v-initial" "got '$got'"
 	event "nfs$v-server-grows" restart_server 16384 16384 "$mnt"
 	event "nfs$v-server-shrinks" restart_server 8192 8192 "$mnt"
