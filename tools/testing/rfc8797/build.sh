@@ -21,12 +21,6 @@ logdir=$CACHE/logs
 mkdir -p "$out" "$logdir" "$CCACHE_DIR"
 [ -d "$TREE/.git" ] || die "no prepared tree in $TREE: run 'make tree'"
 
-kmake() {
-	make -C "$TREE" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
-		KBUILD_BUILD_TIMESTAMP="rfc8797" KBUILD_BUILD_USER=rfc8797 \
-		KBUILD_BUILD_HOST=rfc8797 "$@"
-}
-
 # Every symbol the fragments ask for must be in .config as asked (a later
 # fragment overrides an earlier one).
 frag_satisfied() {
@@ -57,14 +51,14 @@ if [ ! -f "$out/.config" ] ||
 		[ "$(cat "$out/.config.frag-sum" 2>/dev/null)" != "$sum" ] ||
 		! frag_satisfied 2>"$logdir/config-$variant.check"; then
 	msg "configuring $variant (allnoconfig + ${frags[*]##*/})"
-	kmake allnoconfig >"$logdir/config-$variant.log" 2>&1
+	kmake "$out" allnoconfig >"$logdir/config-$variant.log" 2>&1
 	"$TREE/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${frags[@]}" \
 		>>"$logdir/config-$variant.log" 2>&1
-	kmake olddefconfig >>"$logdir/config-$variant.log" 2>&1
+	kmake "$out" olddefconfig >>"$logdir/config-$variant.log" 2>&1
 	frag_satisfied || die "config fragment not satisfied (see $logdir/config-$variant.log)"
 	echo "$sum" >"$out/.config.frag-sum"
 fi
 
 run_logged "$logdir/build-$variant.log" "building kernel ($variant, -j$JOBS)" \
-	kmake -j"$JOBS" bzImage
+	kmake "$out" -j"$JOBS" bzImage
 echo "$out/arch/x86/boot/bzImage"

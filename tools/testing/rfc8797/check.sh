@@ -39,10 +39,6 @@ result() {	# result NAME pass|fail [REASON]
 	fi
 }
 
-kmake() {
-	make -C "$TREE" O="$CACHE/build/main" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" "$@"
-}
-
 stage_kunit() {
 	local r=$run/kunit out line
 	if ! "$RFC_HARNESS/guest.sh" --quiet --results "$r" --name kunit --timeout 300 \
@@ -74,7 +70,7 @@ stage_kunit() {
 stage_sparse() {
 	local log=$run/sparse-w1.log n
 	# C=2 checks every file of the directory, W=1 adds the extra warnings
-	kmake C=2 W=1 net/sunrpc/xprtrdma/ >"$log" 2>&1
+	kmake "$CACHE/build/main" C=2 W=1 net/sunrpc/xprtrdma/ >"$log" 2>&1
 	local rc=$?
 	n=$(grep -cE '(warning|error):' "$log")
 	if [ "$rc" -ne 0 ]; then
@@ -86,7 +82,7 @@ stage_sparse() {
 		result sparse-w1-xprtrdma pass
 	fi
 	# rebuild the directory without W=1 so the next build is quiet
-	kmake net/sunrpc/xprtrdma/ >/dev/null 2>&1
+	kmake "$CACHE/build/main" net/sunrpc/xprtrdma/ >/dev/null 2>&1
 }
 
 stage_checkpatch() {

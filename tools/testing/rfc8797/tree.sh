@@ -260,8 +260,7 @@ cmd_bisect() {
 	for c in $(g rev-list --reverse "$BASE_TAG..work"); do
 		n=$((n + 1))
 		g checkout -q "$c"
-		if make -C "$TREE" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
-				-j"$JOBS" W=1 net/sunrpc/ >"$log.one" 2>&1 &&
+		if kmake "$out" -j"$JOBS" W=1 net/sunrpc/ >"$log.one" 2>&1 &&
 				! grep -q 'warning:' "$log.one"; then
 			cat "$log.one" >>"$log"
 			echo "builds: $n $(g log -1 --format=%s "$c")"
@@ -286,12 +285,7 @@ cmd_base() {
 		"$CACHE/build/main/.config" >"$out/.config"
 	g checkout -q "$BASE_TAG"
 	msg "building the base kernel (no series) in $out, log $log"
-	bmake() {
-		make -C "$TREE" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
-			KBUILD_BUILD_TIMESTAMP="rfc8797" KBUILD_BUILD_USER=rfc8797 \
-			KBUILD_BUILD_HOST=rfc8797 "$@"
-	}
-	bmake olddefconfig >"$log" 2>&1 && bmake -j"$JOBS" bzImage >>"$log" 2>&1 || rc=$?
+	kmake "$out" olddefconfig >"$log" 2>&1 && kmake "$out" -j"$JOBS" bzImage >>"$log" 2>&1 || rc=$?
 	g checkout -q work
 	[ "$rc" = 0 ] || die "base kernel build failed, see $log"
 	echo "$out/arch/x86/boot/bzImage"

@@ -25,7 +25,7 @@
  *	buffers are smaller loses the connection instead of replying.
  *
  *   cm-peer listen ADDR PORT --data HEX [--hold SEC] [--timeout SEC]
- *			[--reply-inv own|other|stray|twice|RKEY]
+ *			[--reply-inv own|other|stray|RKEY]
  *	Passive side (the role of an NFS server): listen on ADDR:PORT,
  *	print the Private Data of the first connect request, accept it
  *	with the given Private Data, wait for ESTABLISHED, hold, then
@@ -36,9 +36,8 @@
  *	call with a Reply chunk gets the same reply by Send With
  *	Invalidate: "own" invalidates that chunk's rkey, "other" that
  *	rkey with its key octet changed, "stray" the chunk's rkey in a
- *	reply to an xid no call used, "twice" first "own" and right
- *	after it "stray"; a number RKEY answers the very first call by
- *	Send With Invalidate of RKEY.
+ *	reply to an xid no call used; a number RKEY answers the very
+ *	first call by Send With Invalidate of RKEY.
  *
  * HEX is an even number of hex digits ("" for no Private Data); ':',
  * '.', '-', '_' and blanks between octets are ignored.  At most 255
@@ -137,7 +136,7 @@ struct opts {
 	bool reply_inv;
 	bool call;
 	size_t call_null;	/* --call null:SIZE, or 0 for readdir */
-	enum { INV_RKEY, INV_OWN, INV_OTHER, INV_STRAY, INV_TWICE } reply_inv_mode;
+	enum { INV_RKEY, INV_OWN, INV_OTHER, INV_STRAY } reply_inv_mode;
 	uint32_t inv_rkey;
 };
 
@@ -166,7 +165,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s connect ADDR PORT --data HEX [--hold SEC] [--timeout SEC]\n"
 		"       %s listen ADDR PORT --data HEX [--hold SEC] [--timeout SEC]\n"
-		"                 [--reply-inv own|other|stray|twice|RKEY]\n"
+		"                 [--reply-inv own|other|stray|RKEY]\n"
 		"       (connect only: [--call readdir|null:SIZE])\n"
 		"\n"
 		"A crafted RDMA-CM peer: sends exactly the Private Data HEX (\"\" for\n"
@@ -178,8 +177,7 @@ static void usage(FILE *f)
 		"(default 10 s).  --reply-inv answers RPC calls: NULL-like calls by\n"
 		"Send, the first with a Reply chunk by Send With Invalidate of its\n"
 		"rkey (own), of that rkey with another key octet (other), or of its\n"
-		"rkey under an unused xid (stray), or own then stray (twice); RKEY: the\n"
-		"first call, that rkey.\n"
+		"rkey under an unused xid (stray); RKEY: the first call, that rkey.\n"
 		"--call readdir sends one NFSv4.0 READDIR of the export root inline,\n"
 		"without chunks, and prints the server's reply as an rpc-reply line;\n"
 		"--call null:SIZE an NFSv4 NULL call padded to SIZE octets.\n"
@@ -549,9 +547,6 @@ static int send_reply(struct conn *c, uint32_t xid, uint32_t credits,
  *          key octet changed (the same MR on a device that ignores the
  *          key, an invalid rkey on one that checks it)
  *   stray  an xid no call used, Send With Invalidate of its rkey
- *   twice  "own", then at once "stray": the second invalidation names
- *          an rkey the client has just released, a stray one that is
- *          no longer in use
  *   RKEY   its own xid, Send With Invalidate of RKEY
  */
 static int answer_calls(struct conn *c, const struct opts *o)
@@ -623,12 +618,6 @@ static int answer_calls(struct conn *c, const struct opts *o)
 			rkey ^= 0xff;
 		if (o->reply_inv_mode == INV_STRAY)
 			xid ^= 0x80000000;
-		if (o->reply_inv_mode == INV_TWICE) {
-			ret = send_reply(c, xid, credits, true, rkey, deadline);
-			if (ret)
-				return ret;
-			xid ^= 0x80000000;
-		}
 		return send_reply(c, xid, credits, true, rkey, deadline);
 	}
 }
@@ -1010,8 +999,6 @@ int main(int argc, char **argv)
 				o.reply_inv_mode = INV_OTHER;
 			else if (!strcmp(optarg, "stray"))
 				o.reply_inv_mode = INV_STRAY;
-			else if (!strcmp(optarg, "twice"))
-				o.reply_inv_mode = INV_TWICE;
 			if (o.reply_inv_mode != INV_RKEY)
 				break;
 			errno = 0;

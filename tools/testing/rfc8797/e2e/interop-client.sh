@@ -39,6 +39,7 @@ while [ $# -gt 0 ]; do
 		shift ;;
 	--inline=*)	# WRITE:READ, rdma_max_inline_write and _read (any kernel)
 		wr=${1#--inline=}
+		modprobe rpcrdma 2>/dev/null	# the stock kernel's sysctls come with it
 		client_set max_inline_write "${wr%:*}" && client_set max_inline_read "${wr#*:}" ||
 			{ fail "$prefix-client-knob" "rdma_max_inline_write/read refused $wr"; exit 1; }
 		log "client inline thresholds: write ${wr%:*}, read ${wr#*:}"
