@@ -22,6 +22,7 @@
 #   make interop    the full matrix against Debian's stock kernel, two guests
 #   make fuzz       fuzz the CM Private Data parser (FUZZ_SECONDS, default 600)
 #   make shell      an interactive shell in a guest running our kernel
+#   make help       these targets and the variables that tune them
 #
 # Caches (tree, build, ccache, stock kernel, runs) live in
 # $(CACHE), outside this repository.
@@ -31,7 +32,7 @@ CACHE ?= $(or $(RFC8797_CACHE),$(XDG_CACHE_HOME),$(HOME)/.cache)/rfc8797
 FUZZ_SECONDS ?= 600
 export RFC8797_CACHE := $(CACHE)
 
-.PHONY: all demo deps tree build build-base build-debug check check-debug kunit interop bisect-check refresh export fuzz shell
+.PHONY: all demo deps tree build build-base build-debug check check-debug kunit interop bisect-check refresh export fuzz shell help
 
 all: demo
 
@@ -80,3 +81,23 @@ fuzz: deps
 
 shell: build
 	@$(H)/guest.sh --shell
+
+help:
+	@sed -n 's/^#   make/  make/p; s/^#                   /                   /p' $(firstword $(MAKEFILE_LIST))
+	@echo
+	@echo "Variables (make check VAR=value ..., or in the environment):"
+	@echo "  E2E_TRANSPORTS     transports of the e2e and hostile stages (default: rxe siw)"
+	@echo "  E2E_TESTS          only these e2e/test-NAME.sh, e.g. \"agree large-io\" (default: all)"
+	@echo "  E2E_VERSIONS       NFS versions of the basic e2e guest (default: 3 4.0 4.1 4.2; siw: 3 4.2)"
+	@echo "  E2E_SIW_TESTS      tests also run over siw, or \"all\" (default: the data and negotiation subset)"
+	@echo "  E2E_BASIC_ONLY     set: only the basic e2e guest per transport"
+	@echo "  E2E_TIMEOUT        time limit of each e2e guest, seconds (default 900)"
+	@echo "  HOSTILE_QUICK      set and empty: the full hostile table (default: the quick subset)"
+	@echo "  STORM_DISCONNECTS  forced disconnects of the storm stage (default 5)"
+	@echo "  FUZZ_SECONDS       libFuzzer time of make fuzz (default 600; the check stage runs 60)"
+	@echo "  RFC8797_KERNEL     kernel of every guest: ours (default), debug, base, stock or a path"
+	@echo "  RFC8797_INJECT     checksum, warning, remount or crash: break a run on purpose"
+	@echo "  RFC8797_CACHE      where the tree, builds and runs live (default ~/.cache/rfc8797)"
+	@echo "  JOBS               parallel build jobs (default: nproc)"
+	@echo "  FORCE=1            make tree discards tree commits not written back"
+	@echo "Stages of check.sh: kunit sparse checkpatch fuzz e2e hostile storm interop"

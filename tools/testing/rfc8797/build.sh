@@ -4,8 +4,8 @@
 #
 #   build.sh [--variant NAME] [FRAGMENT...]
 #
-# The configuration is "make allnoconfig" plus the top-level Kconfig
-# fragment plus any extra FRAGMENT.  The build output lives in
+# The configuration is "make allnoconfig" plus the fragment
+# tools/testing/rfc8797/config plus any extra FRAGMENT.  The build output lives in
 # $CACHE/build/NAME (default "main"); the bzImage path is printed last.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -15,11 +15,29 @@ if [ "${1:-}" = --variant ]; then
 	variant=$2
 	shift 2
 fi
-frags=("$RFC_TOP/Kconfig" "$@")
+frags=("$RFC_HARNESS/config" "$@")
 out=$CACHE/build/$variant
 logdir=$CACHE/logs
 mkdir -p "$out" "$logdir" "$CCACHE_DIR"
 [ -d "$TREE/.git" ] || die "no prepared tree in $TREE: run 'make tree'"
+
+# Every "config" entry of the top-level Kconfig (the entries the series
+# adds) must be in the prepared tree's net/sunrpc/Kconfig word for word.
+kconfig_entries_in_tree() {
+	python3 - "$RFC_TOP/Kconfig" "$TREE/net/sunrpc/Kconfig" <<'PY'
+import re, sys
+ours = open(sys.argv[1]).read()
+tree = open(sys.argv[2]).read()
+entries = re.findall(r'^config \S+\n(?:(?:\t.*|)\n)*?(?=^\S|\Z)', ours + '\n', re.M)
+if not entries:
+    sys.exit('no config entry in ' + sys.argv[1])
+for e in entries:
+    e = e.rstrip('\n') + '\n'
+    if e not in tree:
+        sys.exit('%s: "%s" differs from %s' % (sys.argv[1], e.split('\n')[0], sys.argv[2]))
+PY
+}
+kconfig_entries_in_tree || die "the top-level Kconfig does not match the series"
 
 # Every symbol the fragments ask for must be in .config as asked (a later
 # fragment overrides an earlier one).

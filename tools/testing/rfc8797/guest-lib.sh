@@ -1,20 +1,38 @@
 # SPDX-License-Identifier: GPL-2.0
 # Helpers for scripts that run inside a harness guest (guest.sh).  Sourced.
 #
-# Test results are lines "PASS name" / "FAIL name: reason" on stdout and in
-# /results/tests.txt, which the host side counts.
+# Test results are KTAP (Documentation/dev-tools/ktap.rst), written the
+# way tools/testing/selftests/kselftest/ktap_helpers.sh writes them:
+#   ok N name
+#   not ok N name # reason
+#   ok N name # SKIP reason
+# in /results/tests.ktap (after its "KTAP version 1" line) and on the
+# console.  The host reads them with ktap.py; a skip is never a pass.
 
 SERVER_ADDR=${SERVER_ADDR:-192.0.2.1}	# TEST-NET-1: exists only in the guest
 RDMA_PORT=20049
 EXPORT=/export
-TESTS_TXT=/results/tests.txt
+KTAP_FILE=/results/tests.ktap
+[ -s "$KTAP_FILE" ] || echo "KTAP version 1" >"$KTAP_FILE"
 # The RDMA transport the tests run on: rfc8797.transport= on the guest's
 # command line (check.sh sets it), rxe (soft-RoCE) or siw (soft-iWARP)
 TRANSPORT=$(sed -n 's/.*rfc8797\.transport=\([^ ]*\).*/\1/p' /proc/cmdline)
 TRANSPORT=${TRANSPORT:-rxe}
 
-pass() { echo "PASS $1" | tee -a "$TESTS_TXT"; }
-fail() { echo "FAIL $1: $2" | tee -a "$TESTS_TXT"; FAILED=1; }
+# ktap_result "ok"|"not ok" NAME [DIRECTIVE]: the next numbered result
+# (numbered from the file, without a fork: the hostile table runs
+# hundreds of them)
+ktap_result() {
+	local -a lines
+	local line
+	mapfile -t lines <"$KTAP_FILE"
+	line="$1 ${#lines[@]} $2${3:+ # ${3//$'\n'/ }}"
+	echo "$line" >>"$KTAP_FILE"
+	echo "$line"
+}
+pass() { ktap_result ok "$1"; }
+fail() { ktap_result "not ok" "$1" "${2:-failed}"; FAILED=1; }
+skip() { ktap_result ok "$1" "SKIP $2"; }
 log() { echo "--- $*"; }
 
 # check NAME CMD...: one test result from a command's exit status
@@ -45,6 +63,17 @@ setup_rdma() {
 	RDMA_LINK=${transport}0 RDMA_NETDEV=$dev
 	rdma link add "$RDMA_LINK" type "$transport" netdev "$dev" || return 1
 	log "rdma link: $(rdma link show 2>&1 | tr '\n' ' ')"
+}
+
+# setup_nfs_rdma [PREFIX]: the usual test guest: the RDMA device on a
+# dummy netdev (setup_rdma), the check that it is the expected kind
+# (result PREFIXtransport) and an NFS server over it; a failure to set
+# up ends the test (results PREFIXsetup, PREFIXnfsd)
+setup_nfs_rdma() {
+	local p=${1:-}
+	setup_rdma || { fail "${p}setup" "rdma link add failed"; exit 1; }
+	check_transport "${p}transport"
+	start_nfsd || { fail "${p}nfsd" "nfsd did not start"; exit 1; }
 }
 
 # start_nfsd: an NFS server exporting a tmpfs at $EXPORT over RDMA

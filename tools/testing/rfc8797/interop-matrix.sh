@@ -12,8 +12,8 @@
 #   interop-matrix.sh [--quick] [--results-file FILE]
 #   --quick: only ours<->stock both ways, NFSv4.2 (the make check subset)
 #
-# Each cell appends "PASS/FAIL interop CELL nfsV" (mount, I/O, dmesg)
-# and "... nfsV counters" lines to FILE (for check.sh).
+# Each cell adds KTAP results "interop CELL nfsV" (mount, I/O, dmesg)
+# and "interop CELL nfsV counters" to FILE (for check.sh).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -25,6 +25,7 @@ while [ $# -gt 0 ]; do
 	*) die "unknown option $1" ;;
 	esac
 done
+[ -z "$rfile" ] || echo "KTAP version 1" >"$rfile"
 out=$CACHE/interop/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 vers=(3 4.2)
@@ -57,9 +58,20 @@ table=$out/matrix.md
 {
 	echo "Interoperability matrix, $(date -u +%Y-%m-%d), base $BASE_PKG_VERSION, stock kernel $STOCK_KREL, soft-RoCE (rxe), two linked QEMU guests${inject:+ (RFC8797_INJECT=$inject: broken on purpose)}"
 	echo
-	echo "| cell | NFS | mount | fio verify | small files | dmesg (both) | client view | server view | client LOCAL_INV / RI / unexp / mismatch | server SWI / plain | counters |"
-	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+	echo "| cell | NFS | mount | fio verify | large I/O | small files | dmesg (both) | client view | server view | client LOCAL_INV / RI / unexp / mismatch | server SWI / plain | counters |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 } >"$table"
+
+# rresult "ok"|"not ok" NAME [REASON]: one KTAP result in the results
+# file (for check.sh) and on stderr
+nresults=0
+rresult() {
+	local line
+	nresults=$((nresults + 1))
+	line="$1 $nresults $2${3:+ # ${3//$'\n'/ }}"
+	[ -z "$rfile" ] || echo "$line" >>"$rfile"
+	echo "$line" >&2
+}
 
 # kv KEY LINE: the value of KEY=value in LINE, "na" when absent
 kv() {
@@ -248,18 +260,24 @@ for cell in "${cells[@]}"; do
 		mv "$dir" "$dir.attempt$attempt"
 		mv "$dir.log" "$dir.attempt$attempt.log"
 		line="RETRY interop $name: the stock $crash_role kernel crashed ($crash_line), our guest logged no crash; first attempt kept in $dir.attempt$attempt"
-		echo "$line" | tee -a ${rfile:+"$rfile"} >&2
+		echo "# $line" | tee -a ${rfile:+"$rfile"} >&2
 		retried+=("$line")
 	done
 	for v in "${vers[@]}"; do
-		col() {
-			grep -q "^PASS x-nfs$v-$1\$" "$dir/client/tests.txt" 2>/dev/null && echo pass && return
-			grep -q "^FAIL x-nfs$v-$1" "$dir/client/tests.txt" 2>/dev/null && echo FAIL && return
-			echo "not run"
+		col() {	# col TEST...: pass when every x-nfsV-TEST passed
+			local t st=pass
+			for t in "$@"; do
+				if grep -qE "^not ok [0-9]+ x-nfs$v-$t( |\$)" "$dir/client/tests.ktap" 2>/dev/null; then
+					st=FAIL
+				elif ! grep -qE "^ok [0-9]+ x-nfs$v-$t\$" "$dir/client/tests.ktap" 2>/dev/null; then
+					[ "$st" = FAIL ] || st="not run"
+				fi
+			done
+			echo "$st"
 		}
 		dm=pass
-		grep -q '^FAIL' "$dir/server/tests.txt" 2>/dev/null && dm=FAIL
-		grep -q '^FAIL x-client-dmesg' "$dir/client/tests.txt" 2>/dev/null && dm=FAIL
+		grep -q '^not ok' "$dir/server/tests.ktap" 2>/dev/null && dm=FAIL
+		grep -qE '^not ok [0-9]+ x-client-dmesg' "$dir/client/tests.ktap" 2>/dev/null && dm=FAIL
 		[ -f "$dir/server/rc" ] && [ -f "$dir/client/rc" ] || dm="guest died"
 		counters "$dir" "$v" "$expect" "$ckern" "$skern"
 		# the client's view: its xprtrdma_inline_thresh tracepoint and,
@@ -271,31 +289,32 @@ for cell in "${cells[@]}"; do
 		fi
 		cv=pass
 		[ "$cverdict" = pass ] || cv="FAIL: $cverdict"
-		row="| $name | $v | $(col mount) | $(col fio-verify) | $(col small-files) | $dm | ${cview:-n/a} | $sview | $ccol | $scol | $cv |"
+		row="| $name | $v | $(col mount) | $(col fio-verify) | $(col large-io-1m large-io-256k) | $(col small-files) | $dm | ${cview:-n/a} | $sview | $ccol | $scol | $cv |"
 		echo "$row" >>"$table"
 		verdict=pass
-		case "$(col mount) $(col fio-verify) $(col small-files) $dm" in
+		case "$(col mount fio-verify large-io-1m large-io-256k small-files) $dm" in
 		*FAIL*|*"not run"*|*"guest died"*) verdict=fail ;;
 		esac
+		grep -qE "^not ok [0-9]+ (x-nfs$v-|x-client)" "$dir/client/tests.ktap" 2>/dev/null &&
+			verdict=fail
 		[ "$rc" = 0 ] || verdict=fail
 		if [ "$verdict" = pass ]; then
-			[ -z "$rfile" ] || echo "PASS interop $name nfs$v" >>"$rfile"
+			rresult ok "interop $name nfs$v"
 		else
 			# the first failed test of this version (or of the guests)
-			first=$(grep -h -m1 -E "^FAIL (x-nfs$v-|x-client|server)" \
-				"$dir/client/tests.txt" "$dir/server/tests.txt" 2>/dev/null | head -n 1)
-			first=${first#FAIL }
+			first=$(grep -h -m1 -E "^not ok [0-9]+ (x-nfs$v-|x-client|server)" \
+				"$dir/client/tests.ktap" "$dir/server/tests.ktap" 2>/dev/null | head -n 1)
+			first=$(echo "$first" | sed -E 's/^not ok [0-9]+ //; s/ # /: /')
 			for role in server client; do
 				c=$(crash_of "$dir" "$role")
 				[ -z "$c" ] || first="the $role kernel crashed: $c"
 			done
-			echo "FAIL interop $name nfs$v: ${first:-guest exit $rc}, see $dir" |
-				tee -a ${rfile:+"$rfile"} >&2
+			rresult "not ok" "interop $name nfs$v" "${first:-guest exit $rc}, see $dir"
 		fi
 		if [ "$cverdict" = pass ]; then
-			[ -z "$rfile" ] || echo "PASS interop $name nfs$v counters" >>"$rfile"
+			rresult ok "interop $name nfs$v counters"
 		else
-			echo "FAIL interop $name nfs$v counters: $cverdict" | tee -a ${rfile:+"$rfile"} >&2
+			rresult "not ok" "interop $name nfs$v counters" "$cverdict"
 		fi
 	done
 done

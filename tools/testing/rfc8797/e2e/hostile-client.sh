@@ -32,34 +32,14 @@
 . "$(dirname "$0")/hostile-table.sh"
 
 FAILED=0
-QUICK=0
-[ "${1:-}" = --quick ] && QUICK=1
-PEER=$(cd "$(dirname "$0")/../cm-peer" && pwd)/cm-peer
-T=/sys/kernel/tracing
-OUT=/tmp/hostile
+hostile_start client "${1:-}"
 MNT=/mnt/hostile
-mkdir -p $OUT $MNT
+mkdir -p $MNT
 
 # The client's settings for this test: distinct Send and Receive sizes
 CLI_R=1 CLI_SEND=16384 CLI_RECV=8192
 CLI_MSG=$(hex_of_message $CLI_R $CLI_SEND $CLI_RECV)
 
-# What the CM carries on this transport: the largest reply Private
-# Data cm-peer can send (MAXLEN), whether our client sees it zero-padded
-# to the whole field, and how long the connect-request field is
-case "$TRANSPORT" in
-rxe)	# IB CM REP: 196 octets; REQ: 92 less the 36-octet RDMA-CM header
-	MAXLEN=196 VIEW=padded REQLEN=56 ;;
-siw)	# MPA: exact lengths; 251 is the largest siw sends intact (its u8
-	# pd_len wraps at 252 when the MPA v2 IRD/ORD field is added)
-	MAXLEN=251 VIEW=exact REQLEN=8 ;;
-*)	fail hostile-client-transport "unknown transport $TRANSPORT"; exit 1 ;;
-esac
-
-if [ ! -x "$PEER" ]; then
-	fail hostile-client-peer "$PEER not built (make -C tools/testing/rfc8797/cm-peer)"
-	exit 1
-fi
 setup_rdma "$TRANSPORT" || { fail hostile-client-setup "rdma link add failed"; exit 1; }
 modprobe rpcrdma 2>/dev/null
 client_set max_inline_write $CLI_SEND && client_set max_inline_read $CLI_RECV &&
@@ -67,8 +47,8 @@ client_set max_inline_write $CLI_SEND && client_set max_inline_read $CLI_RECV &&
 	{ fail hostile-client-params "cannot configure the client"; exit 1; }
 trace_on rpcrdma/xprtrdma_cm_private
 # what cm-peer must print for our client's connect request
-CLI_SENT="event=RDMA_CM_EVENT_CONNECT_REQUEST status=0 len=$REQLEN"
-CLI_SENT="$CLI_SENT data=$CLI_MSG$(zeros $((REQLEN - 8)))"
+CLI_SENT="event=RDMA_CM_EVENT_CONNECT_REQUEST status=0 len=$OURLEN"
+CLI_SENT="$CLI_SENT data=$CLI_MSG$(zeros $((OURLEN - 8)))"
 
 log "transport $TRANSPORT ($VIEW view), max Private Data $MAXLEN," \
 	"client R=$CLI_R send=$CLI_SEND recv=$CLI_RECV"

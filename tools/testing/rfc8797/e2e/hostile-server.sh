@@ -28,37 +28,14 @@
 . "$(dirname "$0")/hostile-table.sh"
 
 FAILED=0
-QUICK=0
-[ "${1:-}" = --quick ] && QUICK=1
-PEER=$(cd "$(dirname "$0")/../cm-peer" && pwd)/cm-peer
+hostile_start server "${1:-}"
 SYS=/proc/sys/sunrpc/svc_rdma
-T=/sys/kernel/tracing
-OUT=/tmp/hostile
-mkdir -p $OUT
 
 # The server's settings for this test: distinct Send and Receive sizes,
 # so that a swapped or unparsed value shows
 SRV_R=1 SRV_SEND=8192 SRV_RECV=16384
 SRV_MSG=$(hex_of_message $SRV_R $SRV_SEND $SRV_RECV)
 
-# What the CM carries on this transport: the largest connect-request
-# Private Data a client can send (MAXLEN), whether the server sees it
-# zero-padded to the whole field, and how long the reply field is
-case "$TRANSPORT" in
-rxe)	# IB CM REQ: 92 octets, of which the RDMA-CM header takes 36
-	MAXLEN=56 VIEW=padded REPLEN=196 ;;
-siw)	# MPA: the peer's exact length.  librdmacm allows 255 octets,
-	# but siw sends 252..255 with a corrupt MPA header (its u8
-	# pd_len wraps when the 4-octet MPA v2 IRD/ORD field is added),
-	# so 251 is the largest Private Data that reaches the server.
-	MAXLEN=251 VIEW=exact REPLEN=8 ;;
-*)	fail hostile-server-transport "unknown transport $TRANSPORT"; exit 1 ;;
-esac
-
-if [ ! -x "$PEER" ]; then
-	fail hostile-server-peer "$PEER not built (make -C tools/testing/rfc8797/cm-peer)"
-	exit 1
-fi
 setup_rdma "$TRANSPORT" || { fail hostile-server-setup "rdma link add failed"; exit 1; }
 start_nfsd || { fail hostile-server-nfsd "nfsd did not start"; exit 1; }
 echo $SRV_RECV >$SYS/max_req_size && echo $SRV_SEND >$SYS/max_send_size &&
@@ -67,8 +44,8 @@ echo $SRV_RECV >$SYS/max_req_size && echo $SRV_SEND >$SYS/max_send_size &&
 trace_on rpcrdma/svcrdma_cm_private
 [ -r $CONNS ] || { fail hostile-server-procfile "$CONNS missing"; exit 1; }
 # what cm-peer must print for the server's accept
-SRV_REPLY="event=RDMA_CM_EVENT_ESTABLISHED status=0 len=$REPLEN"
-SRV_REPLY="$SRV_REPLY data=$SRV_MSG$(zeros $((REPLEN - 8)))"
+SRV_REPLY="event=RDMA_CM_EVENT_ESTABLISHED status=0 len=$OURLEN"
+SRV_REPLY="$SRV_REPLY data=$SRV_MSG$(zeros $((OURLEN - 8)))"
 
 # conns_idle: no connection listed (within 20 s); wait_no_conns without forks
 conns_idle() {

@@ -166,6 +166,37 @@ hostile_rows() {
 # Negotiation (RFC 8797 section 4.2): c2s = min(client send, server
 # recv), s2c = min(server send, client recv), R only when both set it.
 
+# hostile_start ROLE ["--quick"]: what both halves share.  Sets QUICK,
+# PEER (cm-peer, which must be built), T, OUT, and what the CM carries on
+# $TRANSPORT, seen from our ROLE (server or client): MAXLEN, the largest
+# Private Data the peer can send us; VIEW, whether it reaches our
+# kernel zero-padded to the whole CM field (padded) or exactly as sent
+# (exact); OURLEN, the length of the field in which our own message
+# reaches the peer.  On RoCE the IB CM REQ carries 92 octets of which the
+# RDMA-CM header takes 36, and the REP 196.  On siw, MPA carries the
+# exact length; librdmacm allows 255 octets, but siw sends 252..255 with
+# a corrupt MPA header (its u8 pd_len wraps when the 4-octet MPA v2
+# IRD/ORD field is added), so 251 is the largest that arrives intact.
+hostile_start() {
+	local role=$1
+	QUICK=0
+	[ "${2:-}" = --quick ] && QUICK=1
+	PEER=$(cd "$(dirname "$0")/../cm-peer" && pwd)/cm-peer
+	T=/sys/kernel/tracing
+	OUT=/tmp/hostile
+	mkdir -p $OUT
+	case "$TRANSPORT/$role" in
+	rxe/server) MAXLEN=56 VIEW=padded OURLEN=196 ;;
+	rxe/client) MAXLEN=196 VIEW=padded OURLEN=56 ;;
+	siw/*) MAXLEN=251 VIEW=exact OURLEN=8 ;;
+	*) fail "hostile-$role-transport" "unknown transport $TRANSPORT"; exit 1 ;;
+	esac
+	if [ ! -x "$PEER" ]; then
+		fail "hostile-$role-peer" "$PEER not built (make -C tools/testing/rfc8797/cm-peer)"
+		exit 1
+	fi
+}
+
 # hex_of_message R SEND RECV: the eight octets a peer with these
 # settings sends (sizes are multiples of 1024, 1024..262144)
 hex_of_message() {

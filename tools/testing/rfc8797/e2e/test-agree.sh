@@ -15,9 +15,7 @@ kv() {	# kv KEY: KEY's value on the last line of the server's list
 	tail -n 1 "$CONNS" | tr ' ' '\n' | sed -n "s/^$1=//p"
 }
 
-setup_rdma || { fail setup "rdma link add failed"; exit 1; }
-check_transport transport
-start_nfsd || { fail nfsd "nfsd did not start"; exit 1; }
+setup_nfs_rdma
 dd if=/dev/urandom of=/tmp/big bs=1M count=2 status=none
 want_sum=$(sha256sum </tmp/big)
 

@@ -49,9 +49,7 @@ done
 refuses remote_invalidation 1 2 -1 maybe
 refuses cm_private_data 1 2 -1 maybe
 
-setup_rdma || { fail setup "rdma link add failed"; exit 1; }
-check_transport transport
-start_nfsd || { fail nfsd "nfsd did not start"; exit 1; }
+setup_nfs_rdma
 client_set max_inline_read 16384
 client_set max_inline_write 16384
 dd if=/dev/urandom of=/tmp/f bs=1M count=4 status=none

@@ -12,9 +12,7 @@
 
 FAILED=0
 
-setup_rdma || { fail setup "rdma link add failed"; exit 1; }
-check_transport transport
-start_nfsd || { fail nfsd "nfsd did not start"; exit 1; }
+setup_nfs_rdma
 client_set max_inline_read 4096
 client_set max_inline_write 4096
 dd if=/dev/urandom of=/tmp/f bs=1M count=4 status=none

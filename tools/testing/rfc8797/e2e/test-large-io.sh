@@ -22,9 +22,7 @@ S=/proc/sys/sunrpc/svc_rdma
 thresholds="1024 4096 65536"
 [ "${1:-}" = --quick ] && thresholds=4096
 
-setup_rdma || { fail setup "rdma link add failed"; exit 1; }
-check_transport transport
-start_nfsd || { fail nfsd "nfsd did not start"; exit 1; }
+setup_nfs_rdma
 log "preemption: $(dmesg | grep -o "Dynamic Preempt: .*" | tail -n 1)"
 
 # fio_step NAME FIO-ARGS...: one verified fio run, at most 240 s

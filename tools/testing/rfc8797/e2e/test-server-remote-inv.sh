@@ -18,9 +18,7 @@ FAILED=0
 SYS=/proc/sys/sunrpc/svc_rdma
 MNT=/mnt/ri
 
-setup_rdma || { fail srv-rinv-setup "rdma link add failed"; exit 1; }
-check_transport srv-rinv-transport
-start_nfsd || { fail srv-rinv-nfsd "nfsd did not start"; exit 1; }
+setup_nfs_rdma srv-rinv-
 echo 4096 >/proc/sys/sunrpc/rdma_max_inline_read
 echo 4096 >/proc/sys/sunrpc/rdma_max_inline_write
 dd if=/dev/urandom of=$EXPORT/data bs=64k count=16 status=none

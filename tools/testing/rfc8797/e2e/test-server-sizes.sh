@@ -15,9 +15,7 @@ FAILED=0
 MNT=/mnt/sz
 SYS=/proc/sys/sunrpc/svc_rdma
 
-setup_rdma || { fail srv-sizes-setup "rdma link add failed"; exit 1; }
-check_transport srv-sizes-transport
-start_nfsd || { fail srv-sizes-nfsd "nfsd did not start"; exit 1; }
+setup_nfs_rdma srv-sizes-
 [ -r $CONNS ] && pass srv-sizes-procfile || { fail srv-sizes-procfile "$CONNS missing"; exit 1; }
 
 
