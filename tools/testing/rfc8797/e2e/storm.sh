@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Reconnect storm: forced disconnects while fio writes and verifies data.
+# Reconnect storm: forced disconnects while fio writes and verifies data,
+# small random writes and 1 MiB writes at iodepth 16 in turn.
 #
 #   storm.sh [DISCONNECTS]        (default 10; make check-debug asks 50)
 #
@@ -53,15 +54,22 @@ dd if=/dev/urandom of=/tmp/keep bs=1M count=4 status=none
 keep_sum=$(sha256sum </tmp/keep)
 cp /tmp/keep $mnt/keep && sync
 
-# fio rounds until /tmp/stop appears; one line per round in /tmp/rounds
+# fio rounds until /tmp/stop appears; one line per round in /tmp/rounds.
+# Odd rounds: 32 KiB random writes, one at a time; even rounds: 1 MiB
+# sequential writes with 16 in flight, so that faults also hit a server
+# whose Send Queue is full of RDMA Writes.  Every round verifies.
 fio_loop() {
 	local i=0 rc
 	while [ ! -e /tmp/stop ]; do
 		i=$((i + 1))
+		if [ $((i % 2)) = 1 ]; then
+			set -- --rw=randwrite --bs=32k --size=8M --ioengine=psync
+		else
+			set -- --rw=write --bs=1m --size=16M --ioengine=libaio --iodepth=16
+		fi
 		timeout $((300 * slow)) fio --name=storm$i --filename=$mnt/fio-$((i % 2)) \
-			--rw=randwrite --bs=32k --size=8M --direct=1 --ioengine=psync \
-			--verify=crc32c --verify_fatal=1 --do_verify=1 --randrepeat=0 \
-			--output=/tmp/fio-$i.log >/dev/null 2>&1
+			"$@" --direct=1 --verify=crc32c --verify_fatal=1 --do_verify=1 \
+			--randrepeat=0 --output=/tmp/fio-$i.log >/dev/null 2>&1
 		rc=$?
 		echo "$i $rc" >>/tmp/rounds
 	done
@@ -162,7 +170,8 @@ echo "disconnects=$n$kinds" >/results/storm.txt
 rounds=$(grep -c . /tmp/rounds)
 bad=$(awk '$2 != 0' /tmp/rounds | wc -l)
 # each round writes 8 MiB and reads all of it back for verification
-echo "fio_rounds=$rounds fio_failed=$bad verified_bytes=$(((rounds - bad) * 8 * 1048576))" >>/results/storm.txt
+verified=$(awk '$2 == 0 { b += ($1 % 2 ? 8 : 16) * 1048576 } END { print b + 0 }' /tmp/rounds)
+echo "fio_rounds=$rounds fio_failed=$bad verified_bytes=$verified" >>/results/storm.txt
 if [ "$rounds" -gt 0 ] && [ "$bad" = 0 ]; then
 	pass storm-fio-verify
 else
