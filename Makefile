@@ -87,7 +87,7 @@ help:
 	@echo
 	@echo "Variables (make check VAR=value ..., or in the environment):"
 	@echo "  E2E_TRANSPORTS     transports of the e2e and hostile stages (default: rxe siw)"
-	@echo "  E2E_TESTS          only these e2e/test-NAME.sh, e.g. \"agree large-io\" (default: all)"
+	@echo "  E2E_TESTS          only these tests/test-NAME.sh, e.g. \"agree large-io\" (default: all)"
 	@echo "  E2E_VERSIONS       NFS versions of the basic e2e guest (default: 3 4.0 4.1 4.2; siw: 3 4.2)"
 	@echo "  E2E_SIW_TESTS      tests also run over siw, or \"all\" (default: the data and negotiation subset)"
 	@echo "  E2E_BASIC_ONLY     set: only the basic e2e guest per transport"

@@ -11,7 +11,7 @@
 # every guest; E2E_TRANSPORTS (default "rxe siw") picks the transports
 # of the e2e and hostile stages; the hostile table runs its quick subset
 # unless HOSTILE_QUICK is set and empty (make check-debug); STORM_DISCONNECTS sets the storm's target;
-# E2E_TESTS="agree ..." restricts the e2e stage to those e2e/test-*.sh.
+# E2E_TESTS="agree ..." restricts the e2e stage to those tests/test-*.sh.
 #
 # RFC8797_INJECT=checksum|warning makes the end-to-end guest corrupt a
 # file or log a WARNING, to show that the run turns red.
@@ -72,7 +72,7 @@ import_ktap() {
 stage_kunit() {
 	local r=$run/kunit
 	if ! "$RFC_HARNESS/guest.sh" --quiet --results "$r" --name kunit --timeout 300 \
-			--append "kunit.enable=1" "$RFC_HARNESS/e2e/noop.sh"; then
+			--append "kunit.enable=1" "$RFC_HARNESS/tools/noop.sh"; then
 		result kunit-boot fail "guest failed, see $r/console.log"
 		return
 	fi
@@ -178,15 +178,15 @@ stage_e2e() {
 			tests=${E2E_TESTS:-$E2E_SIW_TESTS}
 		fi
 		# shellcheck disable=SC2086
-		e2e_guest "e2e-$tr" "$tr" "$RFC_HARNESS/e2e/nfs-basic.sh" --transport "$tr" $versions
+		e2e_guest "e2e-$tr" "$tr" "$RFC_HARNESS/tests/nfs-basic.sh" --transport "$tr" $versions
 		[ -z "${E2E_BASIC_ONLY:-}" ] || continue
-		# every further in-guest test: e2e/test-NAME.sh, one guest each
-		for t in "$RFC_HARNESS"/e2e/test-*.sh; do
+		# every further in-guest test: tests/test-NAME.sh, one guest each
+		for t in "$RFC_HARNESS"/tests/test-*.sh; do
 			[ -f "$t" ] || continue
 			t=${t##*/test-}
 			t=${t%.sh}
 			case " ${tests:-$t} " in *" $t "*) ;; *) continue ;; esac
-			e2e_guest "e2e-$tr-$t" "$tr" "$RFC_HARNESS/e2e/test-$t.sh"
+			e2e_guest "e2e-$tr-$t" "$tr" "$RFC_HARNESS/tests/test-$t.sh"
 		done
 	done
 }
@@ -199,7 +199,7 @@ stage_hostile() {
 		{ result hostile-build fail "cm-peer did not build, see $run/cm-peer-build.log"; return; }
 	for tr in $transports; do
 		for role in server client; do
-			e2e_guest "hostile-$tr-$role" "$tr" "$RFC_HARNESS/e2e/hostile-$role.sh" \
+			e2e_guest "hostile-$tr-$role" "$tr" "$RFC_HARNESS/tests/hostile-$role.sh" \
 				${HOSTILE_QUICK:+--quick}
 		done
 	done
@@ -207,7 +207,7 @@ stage_hostile() {
 
 # Forced disconnects during verified I/O
 stage_storm() {
-	e2e_guest storm-rxe rxe "$RFC_HARNESS/e2e/storm.sh" "${STORM_DISCONNECTS:-5}"
+	e2e_guest storm-rxe rxe "$RFC_HARNESS/tests/storm.sh" "${STORM_DISCONNECTS:-5}"
 }
 
 stage_interop() {

@@ -93,7 +93,7 @@ sub() { case "$1$2" in *na*) echo na ;; *) echo $(($1 - $2)) ;; esac; }
 
 # counters DIR V EXPECT CLIENT_KERNEL SERVER_KERNEL: for one NFS version
 # of one cell, from the snapshots both guests took before each mount and
-# before each unmount (e2e/interop-client.sh, e2e/interop-server.sh), set
+# before each unmount (interop/interop-client.sh, interop/interop-server.sh), set
 # ccol and scol (the table's counter columns), sview (the server view),
 # clast (the client's last counters line), sline (the server's
 # connection line) and cverdict ("pass" or why it fails).  Client

@@ -21,12 +21,12 @@ rm -f "$sock"
 # shellcheck disable=SC2086
 "$RFC_HARNESS/guest.sh" --quiet --kernel "$skern" --name server --results "$results/server" \
 	--net "unix:$sock:server" --mac 52:54:00:12:34:01 --timeout 900 \
-	"$RFC_HARNESS/e2e/interop-server.sh" $sargs &
+	"$RFC_HARNESS/interop/interop-server.sh" $sargs &
 spid=$!
 for ((i = 0; i < 60; i++)); do [ -S "$sock" ] && break; sleep 1; done
 "$RFC_HARNESS/guest.sh" --quiet --kernel "$ckern" --name client --results "$results/client" \
 	--net "unix:$sock:client" --mac 52:54:00:12:34:02 --timeout 800 \
-	--append "rfc8797.inject=${RFC8797_INJECT:-}" "$RFC_HARNESS/e2e/interop-client.sh" "$@"
+	--append "rfc8797.inject=${RFC8797_INJECT:-}" "$RFC_HARNESS/interop/interop-client.sh" "$@"
 crc=$?
 # The server now only waits for the client's DONE: give it time for its
 # own checks, but do not let it sit out its time limit when the client
