@@ -19,6 +19,8 @@
 #                   disconnects on a sanitizer kernel (KASAN, UBSAN,
 #                   lockdep, kmemleak, DEBUG_LIST)
 #   make kunit      run the KUnit suites only
+#   make kunit-upstream  the same suites the upstream way:
+#                   kunit.py run --arch=x86_64 --kunitconfig=net/sunrpc/xprtrdma
 #   make interop    the full matrix against Debian's stock kernel, two guests
 #   make fuzz       fuzz the CM Private Data parser (FUZZ_SECONDS, default 600)
 #   make shell      an interactive shell in a guest running our kernel
@@ -32,7 +34,7 @@ CACHE ?= $(or $(RFC8797_CACHE),$(XDG_CACHE_HOME),$(HOME)/.cache)/rfc8797
 FUZZ_SECONDS ?= 600
 export RFC8797_CACHE := $(CACHE)
 
-.PHONY: all demo deps tree build build-base build-debug check check-debug kunit interop bisect-check refresh export fuzz shell help
+.PHONY: all demo deps tree build build-base build-debug check check-debug kunit kunit-upstream interop bisect-check refresh export fuzz shell help
 
 all: demo
 
@@ -59,10 +61,13 @@ build-debug: tree
 
 check-debug: build-debug
 	@RFC8797_KERNEL=debug E2E_TIMEOUT=3600 STORM_DISCONNECTS=50 HOSTILE_QUICK= \
-		E2E_TESTS="agree client-reminv server-remote-inv" $(H)/check.sh kunit hostile e2e storm
+		E2E_TESTS="agree client-reminv server-remote-inv" $(H)/check.sh kunit kunit_upstream hostile e2e storm
 
 kunit: build
 	@$(H)/check.sh kunit
+
+kunit-upstream: tree
+	@$(H)/check.sh kunit_upstream
 
 bisect-check: build
 	@$(H)/tree.sh bisect
@@ -100,4 +105,4 @@ help:
 	@echo "  RFC8797_CACHE      where the tree, builds and runs live (default ~/.cache/rfc8797)"
 	@echo "  JOBS               parallel build jobs (default: nproc)"
 	@echo "  FORCE=1            make tree discards tree commits not written back"
-	@echo "Stages of check.sh: kunit sparse checkpatch fuzz e2e hostile storm interop"
+	@echo "Stages of check.sh: kunit sparse checkpatch fuzz e2e hostile storm interop (default), kunit_upstream"

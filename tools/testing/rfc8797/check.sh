@@ -5,7 +5,8 @@
 # that cannot run counts as failed, never as skipped.
 #
 #   check.sh [STAGE...]   stages: kunit sparse checkpatch fuzz e2e hostile
-#                         storm interop (default: all, in that order)
+#                         storm interop (default: all, in that order), and
+#                         kunit_upstream (make kunit-upstream, check-debug)
 #
 # RFC8797_KERNEL=debug (make check-debug) boots the sanitizer kernel in
 # every guest; E2E_TRANSPORTS (default "rxe siw") picks the transports
@@ -82,6 +83,20 @@ stage_kunit() {
 	if grep -q "^ok [0-9]* kunit: .* # SKIP" "$results"; then
 		result kunit-no-skips fail "a KUnit case was skipped, see $r/dmesg.txt"
 	fi
+}
+
+# The suites the way upstream runs them: kunit.py builds its own x86_64
+# kernel from net/sunrpc/xprtrdma/.kunitconfig (UML has no INFINIBAND)
+# and boots it in QEMU; its KTAP log is read like every other stage's.
+stage_kunit_upstream() {
+	local out=$CACHE/build/kunit-x86_64 log=$run/kunit-upstream.log
+	(cd "$TREE" && python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
+		--kunitconfig=net/sunrpc/xprtrdma --build_dir="$out" \
+		--make_options CC="ccache gcc" --jobs "$JOBS" --raw_output=kunit) \
+		>"$log" 2>&1
+	local rc=$?
+	import_ktap "$log" "kunit.py: "
+	[ "$rc" = 0 ] || result kunit-upstream-run fail "kunit.py exit $rc, see $log"
 }
 
 stage_sparse() {
