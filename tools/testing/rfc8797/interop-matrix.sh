@@ -58,7 +58,7 @@ table=$out/matrix.md
 {
 	echo "Interoperability matrix, $(date -u +%Y-%m-%d), base $BASE_PKG_VERSION, stock kernel $STOCK_KREL, soft-RoCE (rxe), two linked QEMU guests${inject:+ (RFC8797_INJECT=$inject: broken on purpose)}"
 	echo
-	echo "| cell | NFS | mount | fio verify | large I/O | small files | dmesg (both) | client view | server view | client LOCAL_INV / RI / unexp / mismatch | server SWI / plain | counters |"
+	echo "| cell | NFS | mount | fio verify | large I/O | small files | dmesg (both) | client view | server view | client LOCAL_INV / RI / unexp / stray | server SWI / plain | counters |"
 	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 } >"$table"
 
@@ -167,7 +167,7 @@ counters() {
 	fi
 
 	# what must hold in every cell
-	if known "$mm" && [ "$mm" != 0 ]; then why+=("$mm rkey mismatches"); fi
+	if known "$mm" && [ "$mm" != 0 ]; then why+=("$mm stray invalidations"); fi
 	case "$expect" in
 	swi)
 		known "$swi" && [ "$swi" -gt 0 ] || why+=("no Send With Invalidate ($swi)")
@@ -324,15 +324,15 @@ Wall time: $((SECONDS - start)) s for ${#cells[@]} cells.
 $(for l in "${retried[@]}"; do printf '\n%s\n' "$l"; done)
 
 "client view": the client's \`xprtrdma_inline_thresh\` tracepoint, and for
-our client R offered/negotiated and the parse status (mountstats);
+our client R offered/negotiated and the parse status (its sysfs xprt_info);
 "server view": our server's \`svc_rdma_connections\` line, read while the
 client was connected (the stock server has no such file).  Counters are
 summed over the fio mount and the read-back mount of each NFS version,
 from snapshots both sides take before each mount and before each unmount
 (the server's on request over plain TCP, while no RPC runs):
-LOCAL_INV = mountstats field 27 (both kernels); RI / unexp / mismatch =
+LOCAL_INV = mountstats field 27 (both kernels); RI / unexp / stray =
 fields 30 / 31 / 32, replies with a remote invalidation, of those not
-negotiated, rkey mismatches (our client; for the stock client RI is its
+negotiated, stray invalidations (our client; for the stock client RI is its
 \`xprtrdma_mr_reminv\` tracepoint count); server SWI / plain = replies
 by Send With Invalidate and by plain Send: our server's
 \`rdma_stat_send_inv\` / \`rdma_stat_send_plain\`, for the stock server
@@ -342,7 +342,7 @@ server and a client that set R) with at most one LOCAL_INV per hundred
 invalidated replies, otherwise no SWI and at least 2048 LOCAL_INVs; per
 mount, the client counts (field 30 and its tracepoint) exactly the
 invalidations the server sent, and our server's counter equals its
-tracepoint; no rkey mismatch; a stock server's invalidations all counted
+tracepoint; no stray invalidation; a stock server's invalidations all counted
 as not negotiated, ours none; our two peers agree on c2s, s2c and R.
 EOF
 if [ -n "$inject" ]; then
