@@ -99,6 +99,7 @@ help:
 	@echo "  E2E_TIMEOUT        time limit of each e2e guest, seconds (default 900)"
 	@echo "  HOSTILE_QUICK      set and empty: the full hostile table (default: the quick subset)"
 	@echo "  STORM_DISCONNECTS  forced disconnects of the storm stage (default 5)"
+	@echo "  INTEROP_CELLS      make interop: only the cells whose name matches this regex"
 	@echo "  FUZZ_SECONDS       libFuzzer time of make fuzz (default 600; the check stage runs 60)"
 	@echo "  RFC8797_KERNEL     kernel of every guest: ours (default), debug, base, stock or a path"
 	@echo "  RFC8797_INJECT     checksum, warning, remount or crash: break a run on purpose"
