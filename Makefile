@@ -24,6 +24,9 @@
 #   make interop    the full matrix against Debian's stock kernel, two guests
 #   make fuzz       fuzz the CM Private Data parser (FUZZ_SECONDS, default 600)
 #   make shell      an interactive shell in a guest running our kernel
+#   make wireshark  install the RFC 8797 dissector into
+#                   ~/.local/lib/wireshark/plugins
+#   make wireshark-check  the dissector on its capture fixtures (tshark)
 #   make help       these targets and the variables that tune them
 #
 # Caches (tree, build, ccache, stock kernel, runs) live in
@@ -34,7 +37,7 @@ CACHE ?= $(or $(RFC8797_CACHE),$(XDG_CACHE_HOME),$(HOME)/.cache)/rfc8797
 FUZZ_SECONDS ?= 600
 export RFC8797_CACHE := $(CACHE)
 
-.PHONY: all demo deps tree build build-base build-debug check check-debug kunit kunit-upstream interop bisect-check refresh export fuzz shell help
+.PHONY: all demo deps tree build build-base build-debug check check-debug kunit kunit-upstream interop wireshark wireshark-check bisect-check refresh export fuzz shell help
 
 all: demo
 
@@ -87,6 +90,15 @@ fuzz: deps
 shell: build
 	@$(H)/guest.sh --shell
 
+WIRESHARK_PLUGINS ?= $(HOME)/.local/lib/wireshark/plugins
+
+wireshark: deps
+	@install -D -m 0644 $(H)/wireshark/rpcrdma_cm.lua $(WIRESHARK_PLUGINS)/rpcrdma_cm.lua
+	@echo "installed $(WIRESHARK_PLUGINS)/rpcrdma_cm.lua"
+
+wireshark-check: deps
+	@$(H)/check.sh wireshark
+
 help:
 	@sed -n 's/^#   make/  make/p; s/^#                   /                   /p' $(firstword $(MAKEFILE_LIST))
 	@echo
@@ -106,4 +118,4 @@ help:
 	@echo "  RFC8797_CACHE      where the tree, builds and runs live (default ~/.cache/rfc8797)"
 	@echo "  JOBS               parallel build jobs (default: nproc)"
 	@echo "  FORCE=1            make tree discards tree commits not written back"
-	@echo "Stages of check.sh: kunit sparse checkpatch fuzz e2e hostile storm interop (default), kunit_upstream"
+	@echo "Stages of check.sh: kunit sparse checkpatch fuzz wireshark e2e hostile storm interop (default), kunit_upstream"

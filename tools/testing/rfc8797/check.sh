@@ -4,8 +4,8 @@
 # "N passed, N failed".  Each stage below adds named results; a stage
 # that cannot run counts as failed, never as skipped.
 #
-#   check.sh [STAGE...]   stages: kunit sparse checkpatch fuzz e2e hostile
-#                         storm interop (default: all, in that order), and
+#   check.sh [STAGE...]   stages: kunit sparse checkpatch fuzz wireshark e2e
+#                         hostile storm interop (default: all, in that order), and
 #                         kunit_upstream (make kunit-upstream, check-debug)
 #
 # RFC8797_KERNEL=debug (make check-debug) boots the sanitizer kernel in
@@ -20,7 +20,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(kunit sparse checkpatch fuzz e2e hostile storm interop)
+[ ${#stages[@]} -gt 0 ] || stages=(kunit sparse checkpatch fuzz wireshark e2e hostile storm interop)
 transports=${E2E_TRANSPORTS:-rxe siw}
 HOSTILE_QUICK=${HOSTILE_QUICK-1}	# set and empty: the full table
 run=$CACHE/check/$(date +%Y%m%d-%H%M%S)-$$
@@ -83,6 +83,15 @@ stage_kunit() {
 	if grep -q "^ok [0-9]* kunit: .* # SKIP" "$results"; then
 		result kunit-no-skips fail "a KUnit case was skipped, see $r/dmesg.txt"
 	fi
+}
+
+# The Wireshark dissector (tools/testing/rfc8797/wireshark/rpcrdma_cm.lua)
+# on the captures kept in tools/testing/rfc8797/wireshark/fixtures:
+# tshark only, no guest, seconds
+stage_wireshark() {
+	local f=$run/wireshark.ktap
+	"$RFC_HARNESS/wireshark/check-fixtures.sh" >"$f" 2>"$run/wireshark.log"
+	import_ktap "$f"
 }
 
 # The suites the way upstream runs them: kunit.py builds its own x86_64

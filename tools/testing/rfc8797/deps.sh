@@ -12,6 +12,7 @@ pkgs=(
 	rdma-core ibverbs-utils rdmacm-utils librdmacm-dev libibverbs-dev
 	nfs-kernel-server nfs-common rpcbind fio
 	clang libclang-rt-14-dev
+	tshark
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -17,6 +17,10 @@
 #   --net unix:PATH:server|client   a virtio NIC linked only to another
 #                   guest through a unix socket; default: no NIC at all
 #   --mac MAC       MAC address of that NIC
+#   --dump FILE     write every frame of that link, both directions, to
+#                   the pcap FILE (QEMU's filter-dump on the netdev: no
+#                   tool runs in the guest); read it with tshark and
+#                   tools/testing/rfc8797/wireshark/rpcrdma_cm.lua
 #   --name NAME     label for the run folder and the console prefix
 #   --quiet         do not copy the console to stdout
 #
@@ -27,7 +31,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-kernel=${RFC8797_KERNEL:-ours} timeout_s=600 mem=2048 cpus=2 append="" net="" mac="" name=guest
+kernel=${RFC8797_KERNEL:-ours} timeout_s=600 mem=2048 cpus=2 append="" net="" mac="" dump="" name=guest
 results="" quiet=0 shell=0
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -39,6 +43,7 @@ while [ $# -gt 0 ]; do
 	--append) append="$append $2"; shift 2 ;;
 	--net) net=$2; shift 2 ;;
 	--mac) mac=$2; shift 2 ;;
+	--dump) dump=$2; shift 2 ;;
 	--name) name=$2; shift 2 ;;
 	--quiet) quiet=1; shift ;;
 	--shell) shell=1; shift ;;
@@ -112,6 +117,9 @@ if [ -n "$net" ]; then
 	netargs=(-nic none
 		-netdev "stream,id=n0,server=$srv,addr.type=unix,addr.path=$sock"
 		-device "virtio-net-pci,netdev=n0,romfile=${mac:+,mac=$mac}")
+	[ -z "$dump" ] || netargs+=(-object "filter-dump,id=fd0,netdev=n0,file=$dump")
+elif [ -n "$dump" ]; then
+	die "--dump needs --net: a guest without a NIC has no frames to dump"
 fi
 
 qemu=(qemu-system-x86_64 -machine q35 -accel tcg,thread=multi -cpu max

@@ -4,29 +4,41 @@
 # server and one NFS client over soft-RoCE, each booting our kernel or
 # Debian's stock one.
 #
-#   interop.sh [--results DIR] SERVER_KERNEL CLIENT_KERNEL [--server-args "..."] [CLIENT ARGS...]
+#   interop.sh [--results DIR] [--dump] [--client SCRIPT] SERVER_KERNEL CLIENT_KERNEL [--server-args "..."] [CLIENT ARGS...]
 #   e.g. interop.sh stock ours --prefix ours-vs-stock 3 4.2
+#
+# --dump writes every frame between the two guests to DIR/link.pcap
+# (guest.sh --dump on the server's NIC), for tshark and
+# wireshark/rpcrdma_cm.lua.  --client runs SCRIPT in the client guest
+# instead of interop/interop-client.sh (the CLIENT ARGS go to it), e.g.
+# wireshark/capture-client.sh.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 results=$CACHE/runs/interop-$(date +%Y%m%d-%H%M%S)-$$
 if [ "${1:-}" = --results ]; then results=$2; shift 2; fi
+dump=0
+if [ "${1:-}" = --dump ]; then dump=1; shift; fi
+client=$RFC_HARNESS/interop/interop-client.sh
+if [ "${1:-}" = --client ]; then client=$(realpath "$2"); shift 2; fi
 skern=$1 ckern=$2
 shift 2
 sargs=""
 if [ "${1:-}" = --server-args ]; then sargs=$2; shift 2; fi
 mkdir -p "$results"
 results=$(cd "$results" && pwd)
+dumpargs=()
+[ "$dump" = 0 ] || dumpargs=(--dump "$results/link.pcap")
 sock=$results/link.sock
 rm -f "$sock"
 # shellcheck disable=SC2086
 "$RFC_HARNESS/guest.sh" --quiet --kernel "$skern" --name server --results "$results/server" \
-	--net "unix:$sock:server" --mac 52:54:00:12:34:01 --timeout 900 \
+	--net "unix:$sock:server" --mac 52:54:00:12:34:01 --timeout 900 "${dumpargs[@]}" \
 	"$RFC_HARNESS/interop/interop-server.sh" $sargs &
 spid=$!
 for ((i = 0; i < 60; i++)); do [ -S "$sock" ] && break; sleep 1; done
 "$RFC_HARNESS/guest.sh" --quiet --kernel "$ckern" --name client --results "$results/client" \
 	--net "unix:$sock:client" --mac 52:54:00:12:34:02 --timeout 800 \
-	--append "rfc8797.inject=${RFC8797_INJECT:-}" "$RFC_HARNESS/interop/interop-client.sh" "$@"
+	--append "rfc8797.inject=${RFC8797_INJECT:-}" "$client" "$@"
 crc=$?
 # The server now only waits for the client's DONE: give it time for its
 # own checks, but do not let it sit out its time limit when the client

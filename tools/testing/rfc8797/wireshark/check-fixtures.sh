@@ -1,0 +1,162 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Regression test of the RFC 8797 Wireshark dissector
+# (tools/testing/rfc8797/wireshark/rpcrdma_cm.lua) on the captures kept in
+# fixtures/: tshark alone, no guest, a few seconds.
+#
+#   check-fixtures.sh [EXPECTATIONS]   (default: fixtures/expected.txt)
+#
+# Prints KTAP, one result per assertion ("ok N name" or "not ok N name #
+# reason", what check.sh's ktap.py reads), and exits non-zero when any
+# assertion failed.
+#
+# EXPECTATIONS holds one assertion per line (# starts a comment):
+#
+#   FIXTURE FRAME KEY=VALUE...   the CM message in frame FRAME of
+#                                fixtures/FIXTURE decodes to these values
+#   FIXTURE sends KEY=VALUE...   the RDMA Sends of FIXTURE, counted
+#
+# Keys of a frame line (the dissector's field; several values of one
+# field are joined with ","; an empty VALUE means the field is absent):
+#   role outcome offset version flags r reserved send recv count others
+#   c2s s2c rneg warnings
+# Keys of a sends line: c2s s2c (Sends checked per direction), swi (Send
+# With Invalidate), max-c2s max-s2c (largest message), thr-c2s thr-s2c
+# (the thresholds shown), and the number of Sends with each warning:
+# send-too-large inv-not-negotiated inv-from-client; all of these count
+# each message once, and rexmit counts the retransmitted packets that
+# were left out.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+lua=$here/rpcrdma_cm.lua
+expect=${1:-$here/fixtures/expected.txt}
+fixtures=$(dirname "$expect")
+failed=0 nresults=0
+echo "KTAP version 1"
+
+# emit PASS|FAIL NAME [REASON]: the one place results are written
+emit() {
+	nresults=$((nresults + 1))
+	if [ "$1" = PASS ]; then
+		echo "ok $nresults $2"
+	else
+		echo "not ok $nresults $2 # ${3:-failed}"
+		failed=1
+	fi
+}
+
+command -v tshark >/dev/null || { emit FAIL wireshark-tshark "tshark is not installed (make deps)"; exit 1; }
+
+# the -e list and the short names the expectations use, in one order
+keys=(frame role outcome offset version flags r reserved send recv count others
+	c2s s2c rneg warnings dir len thr inv rexmit)
+fields=(frame.number rpcrdma_cm.role rpcrdma_cm.outcome rpcrdma_cm.offset
+	rpcrdma_cm.version rpcrdma_cm.flags rpcrdma_cm.r rpcrdma_cm.reserved
+	rpcrdma_cm.send_size rpcrdma_cm.recv_size rpcrdma_cm.occurrences
+	rpcrdma_cm.other_offset rpcrdma_cm.c2s rpcrdma_cm.s2c rpcrdma_cm.remote_inv
+	rpcrdma_cm.warning rpcrdma_cm.send.direction rpcrdma_cm.send.length
+	rpcrdma_cm.send.threshold rpcrdma_cm.send.invalidate
+	rpcrdma_cm.send.retransmission)
+
+# decode FIXTURE: the dissector's fields, one tab-separated line per
+# frame it annotated, into $tmp/FIXTURE.tsv; Lua errors fail
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+decode() {
+	local fx=$1 out=$tmp/$1.tsv e=() f
+	for f in "${fields[@]}"; do e+=(-e "$f"); done
+	# HOME and XDG_CONFIG_HOME elsewhere: this file, not a copy that
+	# "make wireshark" put in the personal plugin folder (loading both
+	# fails), and no personal preferences
+	HOME=$tmp XDG_CONFIG_HOME=$tmp tshark -n -X "lua_script:$lua" -r "$fixtures/$fx" -Y rpcrdma_cm \
+		-T fields -E separator=/t -E occurrence=a -E aggregator=, "${e[@]}" \
+		>"$out" 2>"$tmp/$fx.err"
+	local rc=$?
+	grep -v 'Running as user' "$tmp/$fx.err" >"$tmp/$fx.err2"
+	if [ "$rc" -ne 0 ] || [ -s "$tmp/$fx.err2" ]; then
+		emit FAIL "wireshark: $fx: decode" "tshark exit $rc: $(head -c 300 "$tmp/$fx.err2")"
+		return 1
+	fi
+	[ -s "$out" ] || { emit FAIL "wireshark: $fx: decode" "the dissector annotated no frame"; return 1; }
+	return 0
+}
+
+# value KEY LINE: the column of KEY in a decoded line
+value() {
+	local i
+	for i in "${!keys[@]}"; do
+		[ "${keys[$i]}" = "$1" ] && { cut -f $((i + 1)) <<<"$2"; return; }
+	done
+	echo "?unknown key $1"
+}
+
+# check_frame FIXTURE FRAME KEY=VALUE...
+check_frame() {
+	local fx=$1 fr=$2 line kv k want got bad=""
+	shift 2
+	line=$(awk -F'\t' -v f="$fr" '$1 == f' "$tmp/$fx.tsv")
+	if [ -z "$line" ]; then
+		emit FAIL "wireshark: $fx: frame $fr" "not decoded"
+		return
+	fi
+	for kv in "$@"; do
+		k=${kv%%=*} want=${kv#*=}
+		got=$(value "$k" "$line")
+		[ "$got" = "$want" ] || bad="$bad $k=$got (expected $want)"
+	done
+	if [ -z "$bad" ]; then
+		emit PASS "wireshark: $fx: frame $fr $(value role "$line" | cut -d' ' -f1) $*"
+	else
+		emit FAIL "wireshark: $fx: frame $fr" "${bad# }"
+	fi
+}
+
+# check_sends FIXTURE KEY=VALUE...
+check_sends() {
+	local fx=$1 kv k want got bad="" summary
+	shift
+	summary=$(awk -F'\t' -v dcol=17 -v lcol=18 -v tcol=19 -v icol=20 -v wcol=16 -v rcol=21 '
+		$dcol == "" { next }
+		$rcol == "1" { rexmit++; next }
+		{
+			n[$dcol]++
+			if ($lcol + 0 > max[$dcol]) max[$dcol] = $lcol + 0
+			thr[$dcol] = thr[$dcol] == "" || thr[$dcol] == $tcol ? $tcol : "mixed"
+			if ($icol == "1" || $icol == "True") swi++
+			k = split($wcol, w, ",")
+			for (i = 1; i <= k; i++) warn[w[i]]++
+		}
+		END {
+			printf "c2s=%d s2c=%d swi=%d max-c2s=%d max-s2c=%d thr-c2s=%s thr-s2c=%s",
+				n["c2s"], n["s2c"], swi, max["c2s"], max["s2c"], thr["c2s"], thr["s2c"]
+			printf " send-too-large=%d inv-not-negotiated=%d inv-from-client=%d rexmit=%d\n",
+				warn["send-too-large"], warn["inv-not-negotiated"], warn["inv-from-client"], rexmit
+		}' "$tmp/$fx.tsv")
+	for kv in "$@"; do
+		k=${kv%%=*} want=${kv#*=}
+		got=$(tr ' ' '\n' <<<"$summary" | sed -n "s/^$k=//p")
+		[ "$got" = "$want" ] || bad="$bad $k=${got:-?} (expected $want)"
+	done
+	if [ -z "$bad" ]; then
+		emit PASS "wireshark: $fx: sends $*"
+	else
+		emit FAIL "wireshark: $fx: sends" "${bad# }"
+	fi
+}
+
+declare -A decoded
+while read -r fx what rest; do
+	case "$fx" in ''|'#'*) continue ;; esac
+	if [ -z "${decoded[$fx]:-}" ]; then
+		decoded[$fx]=ok
+		decode "$fx" || decoded[$fx]=bad
+	fi
+	[ "${decoded[$fx]}" = ok ] || continue
+	# shellcheck disable=SC2086
+	case "$what" in
+	sends) check_sends "$fx" $rest ;;
+	*) check_frame "$fx" "$what" $rest ;;
+	esac
+done <"$expect"
+[ ${#decoded[@]} -gt 0 ] || emit FAIL "wireshark: fixtures" "no expectation in $expect"
+exit $failed
