@@ -18,9 +18,9 @@ NAME is PREFIX followed by the names of the enclosing subtests and the
 test's own, joined by ": ".  A result line that closes a subtest of the
 same name only summarises it and is not printed.  Problems are printed
 as failed tests of their own: no KTAP version line, no test at all, a
-subtest plan ("1..N") that does not match the number of results, a
-result line outside any KTAP document.  The exit status is 0 when every
-printed line is "ok".
+plan ("1..N") that does not match the number of results.  Lines before
+the first KTAP version line are ignored.  The exit status is 0 when
+every printed line is "ok".
 """
 
 import re

@@ -226,8 +226,8 @@ reminv() {
 	grep -o 'xprtrdma_wc_receive: .*' $T/trace | grep -v FLUSH | sed 's/^/    /'
 
 	handle=$(sed -n 's/^call .*reply_chunk=yes handle=\(0x[0-9a-f]*\).*/\1/p' $out | head -n 1)
-	xid=$(sed -n 's/^reply xid=\(0x[0-9a-f]*\) send=SEND_WITH_INV.*/\1/p' $out | tail -n 1)
-	rkey=$(sed -n 's/^reply .*SEND_WITH_INV inv_rkey=\(0x[0-9a-f]*\) .*/\1/p' $out | tail -n 1)
+	xid=$(sed -n 's/^reply xid=\(0x[0-9a-f]*\) send=SEND_WITH_INV.*/\1/p' $out)
+	rkey=$(sed -n 's/^reply .*SEND_WITH_INV inv_rkey=\(0x[0-9a-f]*\) .*/\1/p' $out)
 	if [ -z "$xid" ] || [ -z "$rkey" ]; then
 		why="cm-peer sent no Send With Invalidate (exit $rc):"
 		fail "$name" "$why $(tr '\n' ' ' <$out) $(tr '\n' ' ' <$err)"
