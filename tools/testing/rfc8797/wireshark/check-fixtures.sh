@@ -15,6 +15,12 @@
 #   FIXTURE FRAME KEY=VALUE...   the CM message in frame FRAME of
 #                                fixtures/FIXTURE decodes to these values
 #   FIXTURE sends KEY=VALUE...   the RDMA Sends of FIXTURE, counted
+#   FIXTURE sends@FRAME KEY=VALUE...   only the Sends of the connection
+#                                whose REP (MPA Reply) is frame FRAME
+#
+# FIXTURE is relative to the folder of EXPECTATIONS.  A " # TEXT" after
+# the values is a label, shown in the result's name (e.g. whose view of
+# the connection the values are).
 #
 # Keys of a frame line (the dissector's field; several values of one
 # field are joined with ","; an empty VALUE means the field is absent):
@@ -25,38 +31,32 @@
 # (the thresholds shown), and the number of Sends with each warning:
 # send-too-large inv-not-negotiated inv-from-client; all of these count
 # each message once, and rexmit counts the retransmitted packets that
-# were left out.
+# were left out.  A frame with several Sends (iWARP FPDUs) counts each;
+# the warnings of such a frame count unless all its Sends are
+# retransmissions.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
 lua=$here/rpcrdma_cm.lua
 expect=${1:-$here/fixtures/expected.txt}
 fixtures=$(dirname "$expect")
-failed=0 nresults=0
 echo "KTAP version 1"
 
 # emit PASS|FAIL NAME [REASON]: the one place results are written
-emit() {
-	nresults=$((nresults + 1))
-	if [ "$1" = PASS ]; then
-		echo "ok $nresults $2"
-	else
-		echo "not ok $nresults $2 # ${3:-failed}"
-		failed=1
-	fi
-}
+emit() { ktap_emit "$@"; }
 
 command -v tshark >/dev/null || { emit FAIL wireshark-tshark "tshark is not installed (make deps)"; exit 1; }
 
 # the -e list and the short names the expectations use, in one order
 keys=(frame role outcome offset version flags r reserved send recv count others
-	c2s s2c rneg warnings dir len thr inv rexmit)
+	c2s s2c rneg warnings dir len thr inv rexmit cm)
 fields=(frame.number rpcrdma_cm.role rpcrdma_cm.outcome rpcrdma_cm.offset
 	rpcrdma_cm.version rpcrdma_cm.flags rpcrdma_cm.r rpcrdma_cm.reserved
 	rpcrdma_cm.send_size rpcrdma_cm.recv_size rpcrdma_cm.occurrences
 	rpcrdma_cm.other_offset rpcrdma_cm.c2s rpcrdma_cm.s2c rpcrdma_cm.remote_inv
 	rpcrdma_cm.warning rpcrdma_cm.send.direction rpcrdma_cm.send.length
 	rpcrdma_cm.send.threshold rpcrdma_cm.send.invalidate
-	rpcrdma_cm.send.retransmission)
+	rpcrdma_cm.send.retransmission rpcrdma_cm.send.cm_frame)
 
 # decode FIXTURE: the dissector's fields, one tab-separated line per
 # frame it annotated, into $tmp/FIXTURE.tsv; Lua errors fail
@@ -90,7 +90,7 @@ value() {
 	echo "?unknown key $1"
 }
 
-# check_frame FIXTURE FRAME KEY=VALUE...
+# check_frame FIXTURE FRAME KEY=VALUE...  ($label: see the main loop)
 check_frame() {
 	local fx=$1 fr=$2 line kv k want got bad=""
 	shift 2
@@ -105,24 +105,33 @@ check_frame() {
 		[ "$got" = "$want" ] || bad="$bad $k=$got (expected $want)"
 	done
 	if [ -z "$bad" ]; then
-		emit PASS "wireshark: $fx: frame $fr $(value role "$line" | cut -d' ' -f1) $*"
+		emit PASS "wireshark: $fx: frame $fr $(value role "$line" | cut -d' ' -f1) $*${label:+ ($label)}"
 	else
-		emit FAIL "wireshark: $fx: frame $fr" "${bad# }"
+		emit FAIL "wireshark: $fx: frame $fr${label:+ ($label)}" "${bad# }"
 	fi
 }
 
-# check_sends FIXTURE KEY=VALUE...
+# check_sends FIXTURE [REPFRAME] KEY=VALUE...  (REPFRAME empty: all)
 check_sends() {
-	local fx=$1 kv k want got bad="" summary
-	shift
-	summary=$(awk -F'\t' -v dcol=17 -v lcol=18 -v tcol=19 -v icol=20 -v wcol=16 -v rcol=21 '
+	local fx=$1 rep=$2 kv k want got bad="" summary
+	shift 2
+	summary=$(awk -F'\t' -v dcol=17 -v lcol=18 -v tcol=19 -v icol=20 -v wcol=16 -v rcol=21 \
+			-v ccol=22 -v rep="$rep" '
 		$dcol == "" { next }
-		$rcol == "1" { rexmit++; next }
 		{
-			n[$dcol]++
-			if ($lcol + 0 > max[$dcol]) max[$dcol] = $lcol + 0
-			thr[$dcol] = thr[$dcol] == "" || thr[$dcol] == $tcol ? $tcol : "mixed"
-			if ($icol == "1" || $icol == "True") swi++
+			ns = split($dcol, d, ","); split($lcol, l, ","); split($tcol, t, ",")
+			split($icol, v, ","); split($rcol, x, ","); split($ccol, c, ",")
+			fresh = 0
+			for (j = 1; j <= ns; j++) {
+				if (rep != "" && c[j] != rep) continue
+				if (x[j] == "1" || x[j] == "True") { rexmit++; continue }
+				fresh++
+				n[d[j]]++
+				if (l[j] + 0 > max[d[j]]) max[d[j]] = l[j] + 0
+				thr[d[j]] = thr[d[j]] == "" || thr[d[j]] == t[j] ? t[j] : "mixed"
+				if (v[j] == "1" || v[j] == "True") swi++
+			}
+			if (fresh == 0) next
 			k = split($wcol, w, ",")
 			for (i = 1; i <= k; i++) warn[w[i]]++
 		}
@@ -137,14 +146,15 @@ check_sends() {
 		got=$(tr ' ' '\n' <<<"$summary" | sed -n "s/^$k=//p")
 		[ "$got" = "$want" ] || bad="$bad $k=${got:-?} (expected $want)"
 	done
+	local what="sends${rep:+ of the connection of frame $rep}"
 	if [ -z "$bad" ]; then
-		emit PASS "wireshark: $fx: sends $*"
+		emit PASS "wireshark: $fx: $what $*${label:+ ($label)}"
 	else
-		emit FAIL "wireshark: $fx: sends" "${bad# }"
+		emit FAIL "wireshark: $fx: $what${label:+ ($label)}" "${bad# }"
 	fi
 }
 
-declare -A decoded
+declare -A decoded=()
 while read -r fx what rest; do
 	case "$fx" in ''|'#'*) continue ;; esac
 	if [ -z "${decoded[$fx]:-}" ]; then
@@ -152,11 +162,17 @@ while read -r fx what rest; do
 		decode "$fx" || decoded[$fx]=bad
 	fi
 	[ "${decoded[$fx]}" = ok ] || continue
+	label=""
+	if [[ "$rest" == *"#"* ]]; then
+		label=${rest#*#} rest=${rest%%#*}
+		label=${label# }
+	fi
 	# shellcheck disable=SC2086
 	case "$what" in
-	sends) check_sends "$fx" $rest ;;
+	sends) check_sends "$fx" "" $rest ;;
+	sends@*) check_sends "$fx" "${what#sends@}" $rest ;;
 	*) check_frame "$fx" "$what" $rest ;;
 	esac
 done <"$expect"
 [ ${#decoded[@]} -gt 0 ] || emit FAIL "wireshark: fixtures" "no expectation in $expect"
-exit $failed
+exit $KTAP_FAILED

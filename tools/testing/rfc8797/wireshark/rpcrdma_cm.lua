@@ -20,9 +20,13 @@
 --    sees.
 --  * iWARP: the MPA dissector offers its Private Data to nobody, but
 --    puts it in the field "iwarp_mpa.privatedata"; a postdissector
---    reads that field's bytes and decodes them the same way.  The MPA
---    v2 IRD/ORD words (RFC 6581) are part of that field, so our message
---    appears at offset 4 there, as it does in the kernel.
+--    reads that field's bytes and decodes them the same way.  On an MPA
+--    revision 2 frame with the Enhanced flag (RFC 6581) the field starts
+--    with the 4-octet IRD/ORD words, which the iWARP CM (siw) takes off
+--    before it hands the rest to the RDMA consumer: they are skipped
+--    here too, so the offsets shown are again the kernel's (checked on
+--    a soft-iWARP capture: our server reports offset 3 for a message
+--    at octet 7 of the MPA field).
 --  * On REQ/REP (MPA Request/Reply) the message is searched for at
 --    every octet offset, exactly as RFC 8797 section 5.2 and the
 --    kernel's rpcrdma_cm_private_parse() (net/sunrpc/xprtrdma/
@@ -33,9 +37,10 @@
 --  * With both halves of a connection seen, the reply also shows the
 --    negotiated client-to-server and server-to-client thresholds and
 --    whether Send With Invalidate may be used (RFC 8797 4.1, 4.2), and
---    every later RoCE RC Send of that queue pair is checked: a Send
---    larger than the threshold of its direction, or a Send With
---    Invalidate that R does not allow, is an expert-info error.
+--    every later RDMA Send of the connection is checked (RoCE: RC Sends
+--    of its queue pairs; iWARP: the RDMAP Send messages of its TCP
+--    stream): a Send larger than the threshold of its direction, or a
+--    Send With Invalidate that R does not allow, is an expert-info error.
 
 local MAGIC = 0xf6ab0e18
 local NFS_RDMA_PORT = 20049
@@ -137,8 +142,20 @@ local fe = {
 	mpa_pd   = Field.new("iwarp_mpa.privatedata"),
 	mpa_req  = Field.new("iwarp_mpa.req"),
 	mpa_rep  = Field.new("iwarp_mpa.rep"),
+	mpa_rev  = Field.new("iwarp_mpa.rev"),
+	mpa_res  = Field.new("iwarp_mpa.res"),
 	mpa_port = Field.new("tcp.dstport"),
+	tcp_src  = Field.new("tcp.srcport"),
 	stream   = Field.new("tcp.stream"),
+	-- one of each per DDP segment (MPA FPDU); qn, msn and mo only on
+	-- untagged ones
+	ulpdu    = Field.new("iwarp_mpa.ulpdulength"),
+	ddp_tag  = Field.new("iwarp_ddp.tagged_flag"),
+	ddp_last = Field.new("iwarp_ddp.last_flag"),
+	ddp_qn   = Field.new("iwarp_ddp.qn"),
+	ddp_msn  = Field.new("iwarp_ddp.msn"),
+	ddp_mo   = Field.new("iwarp_ddp.mo"),
+	rdmap_op = Field.new("iwarp_rdma.opcode"),
 }
 
 local function val(field)
@@ -462,25 +479,92 @@ local function check_send()
 	}
 end
 
+-- iWARP RDMAP Send opcodes (RFC 5040 4.3): Send, Send with
+-- Invalidate, Send with Solicited Event, Send with SE and Invalidate
+local IWARP_SENDS = { [0x3] = false, [0x4] = true, [0x5] = false, [0x6] = true }
+local DDP_UNTAGGED_HDR = 18	-- DDP control, RDMAP control, Inval STag, QN, MSN, MO
+
+-- Check the RDMAP Send messages that end in this frame on the first
+-- pass: a list of what to show.  The length of a message is the
+-- Message Offset of its last DDP segment plus that segment's payload
+-- (the ULPDU less the untagged DDP/RDMAP header), so a message is
+-- measured right even when only its last segment was captured; a
+-- segment seen before (same stream, direction, MSN and MO: a TCP
+-- retransmission) is marked and counted once.
+local function check_iwarp_sends()
+	local conn = mpa_conns[val(fe.stream)]
+	if not conn or not conn.rep_frame then
+		return nil
+	end
+	local ulpdus, tags, lasts, ops = { fe.ulpdu() }, { fe.ddp_tag() }, { fe.ddp_last() }, { fe.rdmap_op() }
+	local qns, msns, mos = { fe.ddp_qn() }, { fe.ddp_msn() }, { fe.ddp_mo() }
+	local dir = (addr(true) == conn.client_addr and val(fe.tcp_src) == conn.client_port) and "c2s" or "s2c"
+	local key = "mpa/" .. val(fe.stream) .. "/" .. dir
+	local seen = psns[key]
+	if not seen then
+		seen = {}
+		psns[key] = seen
+	end
+	local out, u = {}, 0
+	for i = 1, #tags do
+		if not tags[i].value then
+			u = u + 1
+			local op = ops[i] and ops[i].value
+			if IWARP_SENDS[op] ~= nil and qns[u] and qns[u].value == 0 and ulpdus[i] then
+				local msn, mo = msns[u].value, mos[u].value
+				local id = msn .. "/" .. mo
+				local rexmit = seen[id] ~= nil
+				seen[id] = true
+				if lasts[i] and lasts[i].value then
+					out[#out + 1] = {
+						dir = dir, len = mo + ulpdus[i].value - DDP_UNTAGGED_HDR,
+						inv = IWARP_SENDS[op], rexmit = rexmit,
+						thr = dir == "c2s" and conn.c2s or conn.s2c,
+						rneg = conn.rneg, cm_frame = conn.rep_frame,
+					}
+				end
+			end
+		end
+	end
+	return #out > 0 and out or nil
+end
+
 -- iWARP: MPA Request/Reply Private Data, read from the MPA dissector's
--- field (the range keeps the bytes' place in the frame)
+-- field (the range keeps the bytes' place in the frame).  MPA revision
+-- 2 with the Enhanced flag (0x10 of the reserved bits): the first four
+-- octets are the IRD/ORD words of RFC 6581, not the consumer's.
 local function mpa_private(pinfo, tree)
 	local pd = fe.mpa_pd()
 	if not pd then
 		return
 	end
-	local tvb = pd.range:tvb()
+	local rev, res_bits = val(fe.mpa_rev), val(fe.mpa_res) or 0
+	local enhanced = rev == 2 and math.floor(res_bits / 16) % 2 == 1 and pd.range:len() >= 4
+	local tvb
+	if not enhanced then
+		tvb = pd.range:tvb()
+	elseif pd.range:len() > 4 then
+		tvb = pd.range:range(4):tvb()
+	else
+		tvb = ByteArray.new(""):tvb("MPA consumer Private Data")
+	end
 	local res = parse(tvb)
 	local is_req = fe.mpa_req() ~= nil
 	local stream = val(fe.stream)
 	local conn
 	if is_req then
 		conn = track(pinfo, "request", stream, mpa_conns, res, nil)
+		if conn and not pinfo.visited then
+			conn.client_port = val(fe.tcp_src)
+		end
 	else
 		conn = track(pinfo, "reply", stream, mpa_conns, res, nil)
 	end
 	local kind = is_req and "client (MPA Request)" or "server (MPA Reply)"
 	local st = show(tvb, tree, pinfo, res, kind)
+	if enhanced then
+		st:add(pd.range:range(0, 4), "MPA v2 IRD/ORD words (RFC 6581), not part of the consumer's Private Data: offsets count from after them")
+	end
 	if conn then
 		show_connection(st, conn, pinfo)
 	end
@@ -488,29 +572,16 @@ local function mpa_private(pinfo, tree)
 		res.status == "found" and string.format("R=%d %d/%d", res.r and 1 or 0, res.send, res.recv) or res.status))
 end
 
--- The postdissector: MPA Private Data and the RoCE Send check
-local post = Proto("rpcrdma_cm_post", "RPC-over-RDMA v1 CM Private Data (RFC 8797), Sends and iWARP")
-function post.dissector(tvb, pinfo, tree)
-	if fe.mpa_pd() then
-		mpa_private(pinfo, tree)
-		return
-	end
-	local r
-	if pinfo.visited then
-		r = frame_send[pinfo.number]
-	else
-		r = check_send()
-		frame_send[pinfo.number] = r
-	end
-	if not r then
-		return
-	end
+-- Show one checked Send (RoCE or iWARP)
+local function show_send(tvb, tree, r)
 	local st = tree:add(cm, tvb(), "RPC-over-RDMA inline threshold (RFC 8797): ")
 	st:add(f.send_dir, r.dir):set_generated()
 	st:add(f.send_len, r.len):set_generated()
 	st:add(f.send_inv, r.inv):set_generated()
+	-- always present, so that the fields of several Sends in one frame
+	-- (iWARP FPDUs) line up in tshark -T fields
+	st:add(f.send_rexmit, r.rexmit):set_generated()
 	if r.rexmit then
-		st:add(f.send_rexmit, true):set_generated()
 		st:append_text("retransmitted ")
 	end
 	if r.cm_frame then
@@ -531,6 +602,30 @@ function post.dissector(tvb, pinfo, tree)
 		elseif not r.rneg then
 			warn(st, e.inv_not_r, "inv-not-negotiated")
 		end
+	end
+end
+
+-- The postdissector: MPA Private Data and the Send checks
+local post = Proto("rpcrdma_cm_post", "RPC-over-RDMA v1 CM Private Data (RFC 8797), Sends and iWARP")
+function post.dissector(tvb, pinfo, tree)
+	if fe.mpa_pd() then
+		mpa_private(pinfo, tree)
+		return
+	end
+	local list
+	if pinfo.visited then
+		list = frame_send[pinfo.number]
+	else
+		if fe.rdmap_op() then
+			list = check_iwarp_sends()
+		else
+			local r = check_send()
+			list = r and { r }
+		end
+		frame_send[pinfo.number] = list
+	end
+	for _, r in ipairs(list or {}) do
+		show_send(tvb, tree, r)
 	end
 end
 register_postdissector(post)

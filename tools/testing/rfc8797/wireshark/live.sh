@@ -1,0 +1,238 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The live-capture test of the RFC 8797 Wireshark dissector
+# (tools/testing/rfc8797/wireshark/rpcrdma_cm.lua): two guests, a
+# capture of the link between them, and tshark's decoding of every
+# RPC-over-RDMA connection in it compared with what both peers reported
+# for that connection while it was up.
+#
+#   live.sh [--results DIR] [--timeout SEC] [--again] [CASE...]
+#
+# Cases (default: the first three):
+#   ours-ours                 our server and client, the kernels' default
+#                             sizes (8 KiB)
+#   stock-server-ours-client  Debian's stock 6.12 server, our client
+#   ours-server-stock-client  our server, Debian's stock 6.12 client
+#   ours-ours-siw             as ours-ours over soft-iWARP (MPA, DDP/RDMAP);
+#                             its second mount fails in about one run of
+#                             three (see README.rst), so not by default
+#   ours-ours-4k-16k          our client with rdma_max_inline_write 4096
+#                             and rdma_max_inline_read 16384: c2s != s2c
+#
+# Each case is one "interop.sh --dump --client wireshark/capture-client.sh"
+# (SEC: the client guest's time limit, default 300).  capture-client.sh
+# reads both peers' views of each connection in the guests while it is
+# up and writes them to client/views.txt: the server's
+# /proc/net/rpc/svc_rdma_connections line (our server), our client's
+# sysfs xprt_info rdma_* keys, the client's xprtrdma_inline_thresh
+# tracepoint (both kernels), and before the unmount the client's count
+# of replies that invalidated an MR remotely (xprtrdma_mr_reminv, both
+# kernels) and of those with R not negotiated (mountstats, ours).  From
+# them this script writes DIR/CASE/expected.txt, one assertion per view
+# in check-fixtures.sh's format, with the frame numbers of the
+# connection's REQ and REP (MPA Request and Reply) in the capture, and
+# runs check-fixtures.sh on it:
+#   REQ: the client's advertised R, Send and Receive (server view,
+#        client view), the parse outcome, offset, version, flags
+#        (server view), no warning;
+#   REP: the server's advertised R, Send and Receive (both views; a
+#        stock server advertises its max_req_size 4096 both ways and no
+#        R), the negotiated c2s, s2c and R (both views, and the client's
+#        tracepoint), the outcome the client reports, no warning;
+#   the Sends of the connection: none over the threshold of its
+#        direction, none with invalidation from the client, as many Send
+#        With Invalidate as the client counted invalidating replies, as
+#        many of them flagged "R not negotiated" as our client counted
+#        (0 where no client counter exists: our server never sends one
+#        without R), and the thresholds shown are the negotiated ones.
+# Also: the guests passed, and the capture holds as many connections as
+# the client recorded views.
+#
+# --again: no guests; decode the captures and views an earlier run left
+# in DIR once more (after a change to the dissector).
+#
+# Prints KTAP ("CASE: NAME" results) on stdout for check.sh; exits
+# non-zero when a result failed.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+results=$CACHE/runs/wireshark-live-$(date +%Y%m%d-%H%M%S)-$$ timeout_s=300
+PORT=20049	# NFS/RDMA
+again=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--results) results=$2; shift 2 ;;
+	--timeout) timeout_s=$2; shift 2 ;;
+	--again) again=1; shift ;;
+	-*) die "unknown option $1" ;;
+	*) break ;;
+	esac
+done
+cases=("$@")
+[ ${#cases[@]} -gt 0 ] || cases=(ours-ours stock-server-ours-client ours-server-stock-client)
+mkdir -p "$results"
+results=$(cd "$results" && pwd)
+echo "KTAP version 1"
+emit() { ktap_emit "$@"; }
+
+# kv KEY LINE: the value of KEY=value in LINE (empty when absent)
+kv() { echo " $2" | grep -o " $1=[^ ,]*" | head -n 1 | cut -d= -f2; }
+
+# connections PCAP: "REQ REP" frame numbers of every RPC-over-RDMA
+# connection (a CM REQ or MPA Request to the NFS/RDMA port that a REP or
+# MPA Reply answered), in the order of the requests; then one line
+# "rejected N": the requests nothing but a REJ answered (a server not
+# listening yet: the client tries again).  A retransmitted REQ (same
+# Local Communication ID) is not a new one.
+connections() {
+	HOME=$tmp XDG_CONFIG_HOME=$tmp tshark -n -r "$1" -Y "(infiniband.mad.attributeid == 0x0010 &&
+			infiniband.cm.req.serviceid.dport == $PORT) || infiniband.mad.attributeid == 0x0013 ||
+			(iwarp_mpa.req && tcp.dstport == $PORT) || iwarp_mpa.rep" \
+		-T fields -e frame.number -e infiniband.mad.attributeid -e infiniband.cm.req \
+		-e infiniband.cm.rep.remotecommid -e iwarp_mpa.key.req -e iwarp_mpa.key.rep \
+		-e tcp.stream 2>/dev/null |
+	awk -F'\t' '
+		function request(id) {
+			if (id in open) return
+			n++; req[n] = $1; rep[n] = "-"; open[id] = n
+		}
+		function reply(id) {
+			if ((id in open) && rep[open[id]] == "-") { rep[open[id]] = $1; delete open[id] }
+		}
+		$2 == "0x0010" { request("ib/" $3) }
+		$2 == "0x0013" { reply("ib/" $4) }
+		$5 != "" { request("tcp/" $7) }
+		$6 != "" { reply("tcp/" $7) }
+		END {
+			for (i = 1; i <= n; i++)
+				if (rep[i] != "-") print req[i], rep[i]; else rej++
+			print "rejected", rej + 0
+		}'
+}
+
+# expectations DIR SERVER_KERNEL CLIENT_KERNEL: DIR/expected.txt from
+# DIR/client/views.txt and the connections of DIR/link.pcap; prints how
+# many connections, views and rejected connection requests there are,
+# and the views that should be there and are not in $tmp/missing
+expectations() {
+	local dir=$1 skern=$2 ckern=$3 views=$1/client/views.txt out=$1/expected.txt
+	local -a conns tags
+	local i q p t s c tr k u thr neg rej
+	mapfile -t conns < <(connections "$dir/link.pcap")
+	rej=${conns[-1]#rejected }
+	unset 'conns[-1]'
+	mapfile -t tags < <(awk '!seen[$1]++ { print $1 }' "$views" 2>/dev/null)
+	echo "${#conns[@]} ${#tags[@]} $rej"
+	: >"$tmp/missing"
+	{
+		echo "# written by live.sh from client/views.txt (what both peers"
+		echo "# reported in the guests) and the frames of link.pcap"
+		for i in "${!tags[@]}"; do
+			[ "$i" -lt "${#conns[@]}" ] || break
+			t=${tags[$i]}
+			read -r q p <<<"${conns[$i]}"
+			s=$(sed -n "s/^$t server: //p" "$views" | head -n 1)
+			c=$(sed -n "s/^$t client: //p" "$views" | head -n 1)
+			tr=$(sed -n "s/^$t trace: //p" "$views" | head -n 1)
+			k=$(sed -n "s/^$t counters: //p" "$views" | head -n 1)
+			echo
+			echo "# connection $((i + 1)), $t: REQ frame $q, REP frame $p"
+			neg=$(echo "$tr" | sed -n 's/.* neg send\/recv=\([0-9]*\)\/\([0-9]*\).*/\1 \2/p')
+			# a view that is not there would leave its checks out
+			[ "$skern" != ours ] || [ -n "$(kv status "$s")" ] || echo "$t server" >>"$tmp/missing"
+			[ "$ckern" != ours ] || [ -n "$(kv rdma_cm_status "$c")" ] || echo "$t client" >>"$tmp/missing"
+			[ -n "$neg" ] || echo "$t trace" >>"$tmp/missing"
+			[ -n "$(kv reminv "$k")" ] || echo "$t counters" >>"$tmp/missing"
+			thr=""
+			if [ -n "$(kv status "$s")" ]; then
+				if [ "$(kv status "$s")" = found ]; then
+					echo "link.pcap $q outcome=found offset=$(kv offset "$s") version=$(kv version "$s") flags=$(kv flags "$s") r=$(kv client_r "$s") send=$(kv client_send "$s") recv=$(kv client_recv "$s") warnings= # server's view"
+				else
+					echo "link.pcap $q outcome=$(kv status "$s") offset=$(kv offset "$s") # server's view"
+				fi
+				echo "link.pcap $p outcome=found r=$(kv server_r "$s") send=$(kv server_send "$s") recv=$(kv server_recv "$s") c2s=$(kv c2s "$s") s2c=$(kv s2c "$s") rneg=$(kv r "$s") warnings= # server's view"
+				thr="thr-c2s=$(kv c2s "$s") thr-s2c=$(kv s2c "$s")"
+			elif [ "$skern" = stock ]; then
+				echo "link.pcap $p outcome=found flags=0x00 r=0 send=4096 recv=4096 warnings= # stock server: max_req_size 4096 both ways, no R"
+			fi
+			if [ -n "$(kv rdma_cm_status "$c")" ]; then
+				echo "link.pcap $q r=$(kv rdma_client_r "$c") send=$(kv rdma_client_send "$c") recv=$(kv rdma_client_recv "$c") # client's view"
+				echo "link.pcap $p outcome=$(kv rdma_cm_status "$c") offset=$(kv rdma_cm_offset "$c") r=$(kv rdma_server_r "$c") send=$(kv rdma_server_send "$c") recv=$(kv rdma_server_recv "$c") c2s=$(kv rdma_c2s "$c") s2c=$(kv rdma_s2c "$c") rneg=$(kv rdma_r "$c") # client's view"
+				thr=${thr:-"thr-c2s=$(kv rdma_c2s "$c") thr-s2c=$(kv rdma_s2c "$c")"}
+			fi
+			if [ -n "$neg" ]; then
+				echo "link.pcap $p c2s=${neg% *} s2c=${neg#* } # client's xprtrdma_inline_thresh"
+				thr=${thr:-"thr-c2s=${neg% *} thr-s2c=${neg#* }"}
+			fi
+			u=$(kv unneg "$k")
+			case "$u" in ''|na) u=0 ;; esac
+			echo "link.pcap sends@$p send-too-large=0 inv-from-client=0 swi=$(kv reminv "$k") inv-not-negotiated=$u $thr # counts: the client's"
+		done
+	} >"$out"
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for name in "${cases[@]}"; do
+	cargs=(--write default --read default) sargs="" skern=ours ckern=ours
+	case "$name" in
+	ours-ours) ;;
+	stock-server-ours-client) skern=stock ;;
+	ours-server-stock-client) ckern=stock ;;
+	ours-ours-siw) cargs+=(--transport siw) sargs="--transport siw" ;;
+	ours-ours-4k-16k) cargs=(--write 4096 --read 16384) ;;
+	*) emit FAIL "$name: capture" "unknown case"; continue ;;
+	esac
+	dir=$results/$name
+	if [ "$again" = 1 ]; then
+		rc=$(cat "$dir.rc" 2>/dev/null || echo "?")
+	else
+		rm -rf "$dir"
+		start=$SECONDS
+		"$RFC_HARNESS/interop.sh" --results "$dir" --timeout "$timeout_s" --dump \
+			--client "$here/capture-client.sh" "$skern" "$ckern" \
+			${sargs:+--server-args "$sargs"} "${cargs[@]}" >"$dir.log" 2>&1
+		rc=$?
+		echo "$rc" >"$dir.rc"
+		msg "wireshark-live $name: guests exit $rc in $((SECONDS - start)) s"
+	fi
+	if [ "$rc" = 0 ] && [ -s "$dir/link.pcap" ]; then
+		emit PASS "$name: capture ($skern server, $ckern client)"
+	else
+		why=$(grep -h '^not ok' "$dir"/*/tests.ktap 2>/dev/null | head -n 1)
+		for role in server client; do
+			c=$(crash_of "$dir" "$role")
+			[ -z "$c" ] || why="the $role kernel crashed: $c"
+		done
+		emit FAIL "$name: capture ($skern server, $ckern client)" "guests exit $rc${why:+, $why}, see $dir"
+		[ -s "$dir/link.pcap" ] || continue
+	fi
+	expectations "$dir" "$skern" "$ckern" >"$tmp/counts"
+	read -r nconn nviews nrej <"$tmp/counts"
+	if [ "$nrej" = 0 ]; then nrej=""; else nrej=" (and $nrej requests the server rejected)"; fi
+	if [ "$nconn" = "$nviews" ] && [ "$nconn" -gt 0 ]; then
+		emit PASS "$name: $nconn connections, each with the peers' views$nrej"
+	else
+		emit FAIL "$name: connections" "$nconn in the capture$nrej, views of $nviews in $dir/client/views.txt"
+	fi
+	[ "$nconn" -gt 0 ] || continue
+	if [ -s "$tmp/missing" ]; then
+		emit FAIL "$name: views" "missing or empty in client/views.txt: $(paste -sd, "$tmp/missing")"
+	else
+		emit PASS "$name: every view read (server, client, trace, counters)"
+	fi
+	# the dissector on this capture: check-fixtures.sh's results, renamed
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*)
+			line=${line#ok * }
+			emit PASS "$name: ${line#wireshark: link.pcap: }" ;;
+		"not ok "*)
+			line=${line#not ok * }
+			n=${line%% # *}
+			emit FAIL "$name: ${n#wireshark: link.pcap: }" "${line#* # }" ;;
+		esac
+	done < <("$here/check-fixtures.sh" "$dir/expected.txt")
+done
+echo "1..$KTAP_COUNT"
+exit $KTAP_FAILED
