@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In a guest booted with guest.sh --kernel dkms (Debian's stock kernel,
+# our rpcrdma.ko from the DKMS package in updates/dkms): modprobe must
+# load the DKMS module and not the kernel's own (the file depmod picks,
+# the loaded version and srcversion), our views and settings must be
+# there with the series' 8 KiB defaults, and the kernel must say that an
+# out-of-tree module is loaded.  Then SCRIPT [ARGS...] runs, a test that
+# needs nothing but a stock kernel and this module (e.g. nfs-basic.sh);
+# its results join this guest's.
+#
+#   dkms-module.sh [SCRIPT [ARGS...]]
+. "$(dirname "$0")/../guest-lib.sh"
+FAILED=0
+file=$(modinfo -n rpcrdma 2>&1)
+case "$file" in
+*/updates/dkms/rpcrdma.ko*) pass "dkms-modinfo-path" ;;
+*) fail "dkms-modinfo-path" "modinfo -n rpcrdma gives $file, not updates/dkms" ;;
+esac
+modprobe rpcrdma || fail "dkms-modprobe" "modprobe rpcrdma failed"
+ver=$(cat /sys/module/rpcrdma/version 2>/dev/null)
+log "rpcrdma loaded: version '$ver', srcversion $(cat /sys/module/rpcrdma/srcversion 2>/dev/null)," \
+	"modinfo srcversion $(modinfo -F srcversion rpcrdma)"
+log "modinfo: $(modinfo rpcrdma | grep -E '^(filename|version|rfc8797_|vermagic|signer)' | tr '\n' ';')"
+case "$ver" in
+rfc8797-*) pass "dkms-loaded-version" ;;
+*) fail "dkms-loaded-version" "/sys/module/rpcrdma/version is '$ver'" ;;
+esac
+# the module in memory is the file depmod chose
+if [ "$(cat /sys/module/rpcrdma/srcversion 2>/dev/null)" = "$(modinfo -F srcversion rpcrdma)" ]; then
+	pass "dkms-loaded-srcversion"
+else
+	fail "dkms-loaded-srcversion" "loaded $(cat /sys/module/rpcrdma/srcversion 2>/dev/null) != $(modinfo -F srcversion rpcrdma)"
+fi
+# our views and settings: the server's connection list, its Send counters
+# and knobs, the client's sysctls (all in rpcrdma.ko)
+for f in /proc/net/rpc/svc_rdma_connections /proc/sys/sunrpc/svc_rdma/rdma_stat_send_inv \
+		/proc/sys/sunrpc/svc_rdma/cm_private_data /proc/sys/sunrpc/rdma_cm_private_data; do
+	check "dkms-view-${f##*/}" test -e "$f"
+done
+# the series' defaults: 8 KiB inline thresholds on both sides (Debian's
+# own module has 4 KiB)
+d="$(cat /proc/sys/sunrpc/rdma_max_inline_read /proc/sys/sunrpc/rdma_max_inline_write \
+	/proc/sys/sunrpc/svc_rdma/max_req_size 2>/dev/null | tr '\n' ' ')"
+if [ "$d" = "8192 8192 8192 " ]; then
+	pass "dkms-default-inline-8k"
+else
+	fail "dkms-default-inline-8k" "client read/write, server max_req_size: '$d', want 8192 each"
+fi
+# Debian's kernel trusts only its own key: an out-of-tree module signed
+# by DKMS's own key (or unsigned) loads with taint E (unsigned module)
+# and O (out of tree) and says so once
+log "taint $(cat /proc/sys/kernel/tainted), $(dmesg | grep -m1 'module verification failed' || echo 'no verification message')"
+if [ $(( $(cat /proc/sys/kernel/tainted) & 4096 )) -ne 0 ]; then
+	pass "dkms-taint-out-of-tree"
+else
+	fail "dkms-taint-out-of-tree" "taint $(cat /proc/sys/kernel/tainted) lacks O (4096)"
+fi
+if [ $# -gt 0 ]; then
+	"$@" || FAILED=1
+fi
+exit $FAILED
