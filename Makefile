@@ -22,22 +22,29 @@
 #   make kunit-upstream  the same suites the upstream way:
 #                   kunit.py run --arch=x86_64 --kunitconfig=net/sunrpc/xprtrdma
 #   make interop    the full matrix against Debian's stock kernel, two guests
+#   make bench      counters, memory and timed ratios against the stock kernel
+#                   (BENCH=quick: about 20 minutes; see bench/bench.sh)
 #   make fuzz       fuzz the CM Private Data parser (FUZZ_SECONDS, default 600)
 #   make shell      an interactive shell in a guest running our kernel
 #   make wireshark  install the RFC 8797 dissector into
 #                   ~/.local/lib/wireshark/plugins
 #   make wireshark-check  the dissector on its capture fixtures (tshark)
+#   make wireshark-live   the dissector on new two-guest captures, checked
+#                   against what both peers reported (about 3 minutes)
+#   make dkms       the patched rpcrdma.ko as a DKMS package for Debian's
+#                   stock 6.12 kernels (tools/testing/rfc8797/dkms/README.rst)
 #   make help       these targets and the variables that tune them
 #
 # Caches (tree, build, ccache, stock kernel, runs) live in
 # $(CACHE), outside this repository.
 
 H := tools/testing/rfc8797
-CACHE ?= $(or $(RFC8797_CACHE),$(XDG_CACHE_HOME),$(HOME)/.cache)/rfc8797
+# RFC8797_CACHE is the cache directory itself, as in lib.sh
+CACHE ?= $(or $(RFC8797_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rfc8797)
 FUZZ_SECONDS ?= 600
 export RFC8797_CACHE := $(CACHE)
 
-.PHONY: all demo deps tree build build-base build-debug check check-debug kunit kunit-upstream interop wireshark wireshark-check bisect-check refresh export fuzz shell help
+.PHONY: all demo deps tree build build-base build-debug check check-debug kunit kunit-upstream interop bench wireshark wireshark-check wireshark-live bisect-check refresh export fuzz shell dkms help
 
 all: demo
 
@@ -78,6 +85,9 @@ bisect-check: build
 interop: build
 	@$(H)/interop-matrix.sh
 
+bench: build
+	@$(H)/bench/bench.sh
+
 refresh:
 	@$(H)/tree.sh refresh
 
@@ -99,6 +109,13 @@ wireshark: deps
 wireshark-check: deps
 	@$(H)/check.sh wireshark
 
+dkms: tree
+	@$(H)/deps.sh dkms
+	@$(H)/dkms.sh package >/dev/null
+
+wireshark-live: build
+	@$(H)/check.sh wireshark_live
+
 help:
 	@sed -n 's/^#   make/  make/p; s/^#                   /                   /p' $(firstword $(MAKEFILE_LIST))
 	@echo
@@ -112,10 +129,22 @@ help:
 	@echo "  HOSTILE_QUICK      set and empty: the full hostile table (default: the quick subset)"
 	@echo "  STORM_DISCONNECTS  forced disconnects of the storm stage (default 5)"
 	@echo "  INTEROP_CELLS      make interop: only the cells whose name matches this regex"
+	@echo "  DKMS_TESTS         dkms stage: tests/test-NAME.sh also run on the stock kernel with"
+	@echo "                     the DKMS module, e.g. \"server-sizes\" (default: none)"
+	@echo "  DKMS_KRELS         dkms stage: also build the module against these installed"
+	@echo "                     linux-headers, e.g. 6.12.115+deb12-amd64 (default: none)"
+	@echo "  DKMS_INSTALL       dkms stage, set: also dpkg -i and apt purge the package in a"
+	@echo "                     stock guest (about 15 minutes)"
+	@echo "  BENCH              make bench: full (default, under 90 minutes) or quick"
+	@echo "  BENCH_ROUNDS       make bench: interleaved rounds (default 5, quick 3)"
 	@echo "  FUZZ_SECONDS       libFuzzer time of make fuzz (default 600; the check stage runs 60)"
-	@echo "  RFC8797_KERNEL     kernel of every guest: ours (default), debug, base, stock or a path"
+	@echo "  WIRESHARK_LIVE_CASES  make wireshark-live: these cases of wireshark/live.sh (default: its first three)"
+	@echo "  RFC8797_KERNEL     kernel of every guest: ours (default), debug, base, stock, dkms or a path"
 	@echo "  RFC8797_INJECT     checksum, warning, remount or crash: break a run on purpose"
 	@echo "  RFC8797_CACHE      where the tree, builds and runs live (default ~/.cache/rfc8797)"
+	@echo "  RFC8797_BASE_VERSION  linux-source-6.12 to build on instead of the pin, e.g. 6.12.115"
+	@echo "                     or 6.12.115-2~deb12u1 (default: the pin, else the newest apt offers)"
+	@echo "  RFC8797_BASE_PIN   the tested base (default 6.12.117-1~deb12u1); to try the fallback"
 	@echo "  JOBS               parallel build jobs (default: nproc)"
 	@echo "  FORCE=1            make tree discards tree commits not written back"
-	@echo "Stages of check.sh: kunit sparse checkpatch fuzz wireshark e2e hostile storm interop (default), kunit_upstream"
+	@echo "Stages of check.sh: kunit sparse checkpatch fuzz wireshark e2e hostile storm interop dkms (default), kunit_upstream wireshark_live"

@@ -5,8 +5,13 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# The base's source is installed when the base is the pin; any other
+# base (RFC8797_BASE_VERSION, or the fallback when Debian no longer
+# offers the pin) is downloaded into the cache by tree.sh, never installed.
+src=()
+[ "$BASE_PKG_VERSION" != "$BASE_PIN" ] || src=("linux-source-6.12=$BASE_PKG_VERSION")
 pkgs=(
-	"linux-source-6.12=$BASE_PKG_VERSION"
+	"${src[@]}"
 	build-essential flex bison bc libelf-dev libssl-dev dwarves ccache sparse python3 python3-ply python3-git
 	qemu-system-x86 busybox-static cpio xz-utils kmod iproute2
 	rdma-core ibverbs-utils rdmacm-utils librdmacm-dev libibverbs-dev
@@ -14,6 +19,11 @@ pkgs=(
 	clang libclang-rt-14-dev
 	tshark
 )
+# "deps.sh dkms" (make dkms, check.sh dkms): the packaging tools and
+# the headers of the stock kernel the guests boot, besides
+if [ "${1:-}" = dkms ]; then
+	pkgs+=(dkms debhelper dh-dkms "linux-headers-$STOCK_KREL")
+fi
 missing=()
 for p in "${pkgs[@]}"; do
 	name=${p%%=*}
@@ -33,5 +43,6 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get install -y -q --no-install-recommends "${missing[@]}" >"${TMPDIR:-/tmp}/rfc8797-apt.log" 2>&1 ||
 		{ tail -n 20 "${TMPDIR:-/tmp}/rfc8797-apt.log"; die "apt-get install failed"; }
 fi
+[ "$BASE_PKG_VERSION" = "$BASE_PIN" ] || msg "$(base_note)"
 # The host's NFS services are not used; the guests start their own.
 exit 0

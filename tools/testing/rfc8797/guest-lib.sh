@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Helpers for scripts that run inside a harness guest (guest.sh).  Sourced.
 #
 # Test results are KTAP (Documentation/dev-tools/ktap.rst), written the
@@ -41,6 +42,40 @@ check() {
 	shift
 	if "$@"; then pass "$name"; else fail "$name" "'$*' failed"; fi
 }
+
+# Polling, as tools/testing/selftests/net/lib.sh does it:
+#   slowwait SEC CMD [ARGS...]  CMD every 0.1 s (SLOWWAIT_INTERVAL=S in
+#                               front of the call: every S seconds)
+#   busywait MS CMD [ARGS...]   CMD again at once
+# until CMD succeeds; once SEC seconds (MS milliseconds) have passed,
+# CMD's last failure.  CMD runs at least once, and in this shell, not in
+# $(...) as upstream's: a function may set the caller's variables, and
+# nothing forks but the sleep (the hostile tables poll hundreds of
+# times; a process costs tens of milliseconds in a TCG guest).  The
+# locals start with _lw_ so that they hide none of CMD's.
+loopy_wait() {
+	local _lw_sleep=$1 _lw_us=$(($2 * 1000)) _lw_start=${EPOCHREALTIME/[.,]/} _lw_rc
+	shift 2
+	while :; do
+		"$@" && return 0
+		_lw_rc=$?
+		((${EPOCHREALTIME/[.,]/} - _lw_start < _lw_us)) || return "$_lw_rc"
+		$_lw_sleep
+	done
+}
+busywait() {
+	local _lw_ms=$1
+	shift
+	loopy_wait : "$_lw_ms" "$@"
+}
+slowwait() {
+	local _lw_s=$1
+	shift
+	loopy_wait "sleep ${SLOWWAIT_INTERVAL:-0.1}" $((_lw_s * 1000)) "$@"
+}
+
+# pid_ended PID: the process PID has ended (slowwait 60 pid_ended $pid)
+pid_ended() { ! kill -0 "$1" 2>/dev/null; }
 
 # setup_rdma [TRANSPORT [NETDEV [ADDR/PREFIX]]]: soft-RoCE (rxe) or
 # soft-iWARP (siw, over kernel TCP sockets) on NETDEV; TRANSPORT defaults
@@ -124,19 +159,58 @@ umount_nfs() {
 	timeout 60 umount "$1" || timeout 30 umount -f "$1"
 }
 
+# Checksums, SHA-256 in hex.  A read that fails or takes more than 120 s
+# prints nothing and fails: it never compares equal to an earlier sum.
+#   file_sum FILE [BS]     FILE's; with BS, read with O_DIRECT in BS blocks
+#   sum_is FILE SUM [BS]   file_sum FILE [BS] is SUM, and SUM is not empty
+#   tree_sums DIR          "SUM  ./NAME" of every file under DIR, by name;
+#                          fails when DIR cannot be read or holds no file
+#   same_tree DIR COPY     COPY holds the files of DIR with the same sums;
+#                          else prints what differs (diff of tree_sums)
+file_sum() {
+	local - s
+	set -o pipefail
+	if [ -n "${2:-}" ]; then
+		s=$(timeout 120 dd if="$1" iflag=direct bs="$2" status=none | sha256sum) || return 1
+	else
+		s=$(timeout 120 sha256sum <"$1") || return 1
+	fi
+	echo "${s%% *}"
+}
+sum_is() {
+	local got
+	[ -n "$2" ] && got=$(file_sum "$1" "${3:-}") && [ "$got" = "$2" ]
+}
+tree_sums() {
+	local - s
+	set -o pipefail
+	s=$(cd "$1" && find . -type f -print0 | sort -z | xargs -0 -r timeout 300 sha256sum) &&
+		[ -n "$s" ] && echo "$s"
+}
+same_tree() {
+	local a b
+	a=$(tree_sums "$1") || { echo "cannot read the files under $1"; return 1; }
+	b=$(tree_sums "$2") || { echo "cannot read the files under $2"; return 1; }
+	[ "$a" = "$b" ] || { diff <(echo "$a") <(echo "$b"); return 1; }
+}
+
 # xs MNT N: field N (awk numbering, $1 = "xprt:") of the rdma xprt line
 # of MNT in /proc/self/mountstats; tests use the names below, not numbers.
+# Prints nothing and fails when MNT has no such line or the line no such
+# field (a stock kernel's is shorter): never a number that was not read.
 xs() {
 	awk -v m=" $1 " -v n="$2" '
 		/^device / { cur = index($0, "mounted on" m) > 0 }
-		cur && $1 == "xprt:" && $2 == "rdma" { print $n; exit }
+		cur && $1 == "xprt:" && $2 == "rdma" { if (n <= NF) { print $n; ok = 1 } exit }
+		END { exit !ok }
 	' /proc/self/mountstats
 }
 
 # mstat MNT NAME: a counter of the rdma xprt line of MNT, by name:
 # connects, sends (RPCs sent), local_inv (LOCAL_INVs posted), reminv
 # (replies with a remote invalidation), reminv_unneg (of those, R not
-# negotiated), reminv_stray (stray: no MR of the request), nfields
+# negotiated), reminv_stray (stray: no MR of the request), chunk_segs
+# (Read, Write and Reply chunk segments: one registration each), nfields
 # (how many numbers the line has: stock 6.12 has 27, parsers such as
 # node_exporter's accept at most 31)
 mstat() {
@@ -147,9 +221,14 @@ mstat() {
 	reminv) xs "$1" 30 ;;
 	reminv_unneg) xs "$1" 31 ;;
 	reminv_stray) xs "$1" 32 ;;
+	chunk_segs)	# Read + Write + Reply chunk segments (registrations)
+		local r w p
+		r=$(xs "$1" 13) && w=$(xs "$1" 14) && p=$(xs "$1" 15) || return 1
+		echo $((r + w + p)) ;;
 	nfields) awk -v m=" $1 " '
 			/^device / { cur = index($0, "mounted on" m) > 0 }
-			cur && $1 == "xprt:" && $2 == "rdma" { print NF - 2; exit }
+			cur && $1 == "xprt:" && $2 == "rdma" { print NF - 2; ok = 1; exit }
+			END { exit !ok }
 		' /proc/self/mountstats ;;
 	*) echo "mstat: unknown counter $2" >&2; return 1 ;;
 	esac
@@ -189,15 +268,14 @@ CONNS=/proc/net/rpc/svc_rdma_connections
 # field NAME LINE: the value of NAME=value in LINE
 field() { echo " $2" | grep -o " $1=[^ ]*" | head -1 | cut -d= -f2; }
 
-# wait_no_conns: until the server lists no connection (at most 20 s)
-wait_no_conns() {
-	local i
-	for i in $(seq 1 40); do
-		[ -z "$(cat $CONNS)" ] && return 0
-		sleep 0.5
-	done
-	return 1
+# no_conns: the server lists no connection (without a fork)
+no_conns() {
+	local -a _nc
+	mapfile -t _nc 2>/dev/null <"$CONNS" && [ ${#_nc[@]} = 0 ]
 }
+
+# wait_no_conns: until the server lists no connection (at most 20 s)
+wait_no_conns() { slowwait 20 no_conns; }
 
 # The client's RPC-over-RDMA tracepoints, to record what was negotiated
 trace_on() {
@@ -215,6 +293,40 @@ trace_on() {
 
 trace_dump() {
 	grep -v '^#' /sys/kernel/tracing/trace 2>/dev/null
+}
+
+# Memory a connection really allocated, from the kmem:kmalloc tracepoint:
+# kmalloc_mark SIZE... starts recording the kmallocs of exactly these
+# requested sizes (a filter, so that the ring buffer keeps up during
+# I/O); kmalloc_count PATTERN SIZE prints "N OCTETS": how many kmallocs
+# of SIZE octets came from a call site whose symbol matches the awk
+# regex PATTERN since the last mark, and what they took (bytes_alloc:
+# the kmalloc cache or page order the size rounds up to); "na na" when
+# the ring buffer overflowed and the count would be short.
+kmalloc_mark() {
+	local t=/sys/kernel/tracing f="" s
+	for s in "$@"; do f="${f:+$f || }bytes_req == $s"; done
+	echo 0 >$t/events/kmem/kmalloc/enable
+	echo "$f" >$t/events/kmem/kmalloc/filter || return 1
+	echo 1 >$t/events/kmem/kmalloc/enable
+	echo 1 >$t/tracing_on
+	echo rfc8797-kmalloc-mark >$t/trace_marker
+}
+kmalloc_count() {
+	if grep -qE '^overrun: [1-9]' /sys/kernel/tracing/per_cpu/cpu*/stats 2>/dev/null; then
+		echo na na
+		return
+	fi
+	awk -v pat="$1" -v size="$2" '
+		/rfc8797-kmalloc-mark/ { n = 0; b = 0; next }
+		/ kmalloc: / && $0 ~ (" call_site=" pat) && index($0, " bytes_req=" size " ") {
+			if (match($0, / bytes_alloc=[0-9]+/)) {
+				n++
+				b += substr($0, RSTART + 13, RLENGTH - 13)
+			}
+		}
+		END { print n + 0, b + 0 }
+	' /sys/kernel/tracing/trace
 }
 
 # dmesg_clean: no BUG, WARNING, Oops, sanitizer or lockdep report so far
@@ -241,19 +353,49 @@ if [ "$INJECT" = warning ]; then
 fi
 
 # nic_up: the virtio NIC linked to the other guest (stock kernels have
-# virtio_net as a module); prints its name
+# virtio_net as a module), within 10 s; prints its name
 nic_up() {
-	local i dev
 	modprobe virtio_net 2>/dev/null
-	for ((i = 0; i < 50; i++)); do
-		dev=$(ls /sys/class/net | grep -vE '^(lo|dummy.*)$' | head -n 1)
-		[ -n "$dev" ] && break
-		sleep 0.2
-	done
-	[ -n "$dev" ] || return 1
-	ip link set "$dev" up
-	echo "$dev"
+	slowwait 10 nic_found || return 1
+	ip link set "$NIC" up
+	echo "$NIC"
 }
+# nic_found: sets NIC to the first network device that is neither lo nor
+# a dummy
+nic_found() {
+	local d
+	for d in /sys/class/net/*; do
+		case "${d##*/}" in lo|dummy*|'*') ;; *) NIC=${d##*/}; return 0 ;; esac
+	done
+	return 1
+}
+
+# The server guest of a two-guest run (interop/interop-server.sh) answers
+# one-line requests over plain TCP on SNAP_PORT (no RDMA traffic).
+SNAP_PORT=7799
+
+# wait_server: until the server guest's rpcbind answers (at most 240 s);
+# the first step of a client half
+server_up() { timeout 5 rpcinfo -p "$SERVER_ADDR" >/dev/null 2>&1; }
+wait_server() {
+	SLOWWAIT_INTERVAL=2 slowwait 240 server_up ||
+		log "the server guest's rpcbind did not answer in 240 s"
+}
+
+# server_ask LINE: the server guest's answer to the request LINE (its
+# listener may still be starting: connects within 30 s); fails without
+# an answer
+server_ask() {
+	local ans=""
+	SLOWWAIT_INTERVAL=1 slowwait 30 snap_connect || return 1
+	echo "$1" >&3
+	read -t 90 -r ans <&3
+	exec 3<&-
+	echo "$ans"
+	[ -n "$ans" ]
+}
+# snap_connect: fd 3 connected to the server guest's request listener
+snap_connect() { { exec 3<>"/dev/tcp/$SERVER_ADDR/$SNAP_PORT"; } 2>/dev/null; }
 
 # rdma_relink: remove the RDMA device made by setup_rdma and add it again
 # on the same netdev (ib_unregister_device: every connection and

@@ -5,10 +5,12 @@
 #   guest.sh [options] SCRIPT [ARGS...]
 #   guest.sh [options] --shell
 #
-#   --kernel ours|debug|base|stock|PATH  kernel to boot (default:
+#   --kernel ours|debug|base|stock|dkms|PATH  kernel to boot (default:
 #                   $RFC8797_KERNEL, else ours, the built bzImage; debug is
 #                   the sanitizer build, base the pinned base without the
-#                   series, built by "tree.sh base")
+#                   series, built by "tree.sh base"; dkms is Debian's stock
+#                   kernel with our rpcrdma.ko from the DKMS package in
+#                   updates/dkms, laid out by "dkms.sh modules")
 #   --results DIR   writable folder, /results in the guest (default: new
 #                   folder under $CACHE/runs); holds console.log, dmesg.txt, rc
 #   --timeout SEC   hard limit for the whole guest (default 600)
@@ -100,6 +102,14 @@ stock)
 	image=$CACHE/stock/boot/vmlinuz-$STOCK_KREL
 	initrd=(-initrd "$CACHE/stock/initramfs.cpio.gz")
 	cmdline="$cmdline rfc8797.modules=$CACHE/stock/lib/modules/$STOCK_KREL"
+	;;
+dkms)
+	"$RFC_HARNESS/stock.sh" >/dev/null
+	mods=$CACHE/dkms/modules-$STOCK_KREL/lib/modules/$STOCK_KREL
+	[ -f "$mods/modules.dep" ] || die "no $mods: run 'dkms.sh modules DEB $STOCK_KREL'"
+	image=$CACHE/stock/boot/vmlinuz-$STOCK_KREL
+	initrd=(-initrd "$CACHE/stock/initramfs.cpio.gz")
+	cmdline="$cmdline rfc8797.modules=$mods"
 	;;
 *)
 	image=$kernel

@@ -11,7 +11,10 @@
 #
 #   interop-matrix.sh [--quick] [--results-file FILE]
 #   --quick: only ours<->stock both ways, NFSv4.2 (the make check subset)
-#   INTEROP_CELLS=REGEX in the environment runs only the matching cells
+#   INTEROP_CELLS=REGEX in the environment runs only the matching cells,
+#   e.g. INTEROP_CELLS=dkms: the cells of "dkms", Debian's stock kernel
+#   with our rpcrdma.ko from the DKMS package (make dkms), against a fully
+#   stock peer in both roles
 #
 # Each cell adds KTAP results "interop CELL nfsV" (mount, I/O, dmesg)
 # and "interop CELL nfsV counters" to FILE (for check.sh).
@@ -37,11 +40,16 @@ vers=(3 4.2)
 # on either side: R is not negotiated, and the stock server sees no R);
 # swi-mixed = swi, but the client's Receive size is so small that its
 # NFSv4.2 READs carry a Reply chunk next to the Write chunk: two rkeys,
-# so those replies go by plain Send and the client invalidates locally
+# so those replies go by plain Send and the client invalidates locally;
+# inline = both peers at the 8 KiB defaults: 4 KiB I/O needs no chunk, so
+# fio's 4096 RPCs register (and invalidate) no memory: fewer than 200
+# invalidations of either kind in the counted phases (only small files
+# over 8 KiB carry a chunk), R negotiated
 cells=(
 	"ours-client/stock-server stock ours - - swi"
 	"stock-client/ours-server ours stock - - swi"
 	"stock-client-w1500-r3000/ours-server ours stock - --inline=1500:3000 swi"
+	"ours/ours ours ours - - inline"
 )
 if [ "$quick" = 1 ]; then
 	vers=(4.2)
@@ -49,18 +57,43 @@ else
 	cells+=(
 		"stock-client-w1500-r1500/ours-server ours stock - --inline=1500:1500 swi-mixed"
 		"stock-client-w5000-r5000/ours-server ours stock - --inline=5000:5000 swi"
-		"ours/ours ours ours - - swi"
+		"ours/ours-client-4k ours ours - --inline=4096:4096 swi"
 		"ours-client/ours-server-no-pd ours ours --no-private-data - none"
 		"ours-client-no-pd/ours-server ours ours - --no-private-data none"
 		"ours-client-no-pd/stock-server stock ours - --no-private-data none"
 		"stock-client/ours-server-no-pd ours stock --no-private-data - none"
+		"dkms-client/stock-server stock dkms - - swi"
+		"stock-client/dkms-server dkms stock - - swi"
 	)
 fi
 inject=${RFC8797_INJECT:-}
 
+# is_ours KERNEL: our rpcrdma runs there: our kernel, or "dkms", the
+# stock kernel with our module from the DKMS package.  A dkms client has
+# every view of ours but the sysfs xprt_info fields, whose commits
+# cannot be in a module (see dkms/README.rst).
+is_ours() { [ "$1" = ours ] || [ "$1" = dkms ]; }
+
+# "dkms" boots the stock kernel with updates/dkms/rpcrdma.ko built from
+# the package: when a selected cell has it, build the package and lay the
+# modules out first; if that fails, those cells fail and the others run
+dkms_err=""
+for cell in "${cells[@]}"; do
+	read -r name skern ckern _ <<<"$cell"
+	[[ "$name" =~ ${INTEROP_CELLS:-.} ]] || continue
+	[ "$skern" = dkms ] || [ "$ckern" = dkms ] || continue
+	msg "building the DKMS package and its module for $STOCK_KREL (log: $out/dkms.log)"
+	if ! { "$RFC_HARNESS/deps.sh" dkms && deb=$("$RFC_HARNESS/dkms.sh" package) &&
+	       "$RFC_HARNESS/dkms.sh" modules "$deb" "$STOCK_KREL"; } >"$out/dkms.log" 2>&1; then
+		dkms_err="the DKMS package or its module for $STOCK_KREL failed, see $out/dkms.log"
+		msg "$dkms_err"
+	fi
+	break
+done
+
 table=$out/matrix.md
 {
-	echo "Interoperability matrix, $(date -u +%Y-%m-%d), base $BASE_PKG_VERSION, stock kernel $STOCK_KREL, soft-RoCE (rxe), two linked QEMU guests${inject:+ (RFC8797_INJECT=$inject: broken on purpose)}"
+	echo "Interoperability matrix, $(date -u +%Y-%m-%d), base $BASE_PKG_VERSION, stock kernel $STOCK_KREL (dkms: that kernel with our rpcrdma.ko from the DKMS package), soft-RoCE (rxe), two linked QEMU guests${inject:+ (RFC8797_INJECT=$inject: broken on purpose)}"
 	echo
 	echo "| cell | NFS | mount | fio verify | large I/O | small files | dmesg (both) | client view | server view | client LOCAL_INV / RI / unexp / stray | server SWI / plain | counters |"
 	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
@@ -161,7 +194,7 @@ counters() {
 	fi
 	if known "$inv"; then scol="$inv / $plain"; else scol="$tswi / $tplain (trace)"; fi
 	sview="n/a (stock)"
-	if [ "$skern" = ours ]; then
+	if is_ours "$skern"; then
 		if [ -n "$sline" ] && [ "$sline" != "n/a (stock)" ]; then
 			sview="$(kv status "$sline") client_r=$(kv client_r "$sline") server_r=$(kv server_r "$sline") c2s/s2c=$(kv c2s "$sline")/$(kv s2c "$sline") r=$(kv r "$sline") sent=$(kv server_sent "$sline")"
 		else
@@ -189,9 +222,18 @@ counters() {
 		elif known "$un"; then
 			[ "$un" = 0 ] || why+=("$un invalidations counted as not negotiated, want 0")
 		fi
-		if [ "$skern" = ours ] && [ "$(kv r "$sline")" != 1 ]; then
+		if is_ours "$skern" && [ "$(kv r "$sline")" != 1 ]; then
 			why+=("server r=$(kv r "$sline"), want 1")
 		fi
+		;;
+	inline)
+		if known "$li" && known "$ri"; then
+			[ $((li + ri)) -lt 200 ] ||
+				why+=("$li LOCAL_INVs and $ri remote invalidations: 4 KiB I/O was not inline")
+		else
+			why+=("the client's invalidation counters are missing")
+		fi
+		[ "$(kv r "$sline")" = 1 ] || why+=("server r=$(kv r "$sline"), want 1")
 		;;
 	none)
 		[ "$swi" = 0 ] || why+=("Send With Invalidate used ($swi) without R")
@@ -199,13 +241,14 @@ counters() {
 		# fio alone registers memory for 2048 4 KiB writes and as many
 		# verify reads, none of which fits inline at these thresholds
 		known "$li" && [ "$li" -ge 2048 ] || why+=("client posted only $li LOCAL_INVs, want >= 2048")
-		if [ "$skern" = ours ] && [ "$(kv r "$sline")" != 0 ]; then
+		if is_ours "$skern" && [ "$(kv r "$sline")" != 0 ]; then
 			why+=("server r=$(kv r "$sline"), want 0")
 		fi
 		;;
 	esac
-	# ours on both sides: both views of the negotiation agree
-	if [ "$skern" = ours ] && [ "$ckern" = ours ] && [ -n "$clast" ] && [ -n "$sline" ]; then
+	# ours on both sides: both views of the negotiation agree (a dkms
+	# client has no sysfs view to compare)
+	if is_ours "$skern" && [ "$ckern" = ours ] && [ -n "$clast" ] && [ -n "$sline" ]; then
 		c="$(kv c2s "$clast")/$(kv s2c "$clast")/$(kv rneg "$clast")"
 		s="$(kv c2s "$sline")/$(kv s2c "$sline")/$(kv r "$sline")"
 		[ "$c" = "$s" ] || why+=("client c2s/s2c/R $c, server $s")
@@ -216,11 +259,6 @@ counters() {
 		cverdict=$(IFS=';'; echo "${why[*]}")
 		cverdict=${cverdict//;/; }
 	fi
-}
-
-crash_of() {	# crash_of DIR ROLE: the first crash line on ROLE's console
-	grep -a -m1 -E 'Kernel panic - not syncing|Oops: |BUG: |double fault|KASAN|UBSAN' \
-		"$1/$2/console.log" 2>/dev/null | sed 's/^\[ *[0-9.]*\] //' | tr -d '\r'
 }
 
 # stock_crash DIR SERVER_KERNEL CLIENT_KERNEL: true when a stock guest of
@@ -255,6 +293,13 @@ for cell in "${cells[@]}"; do
 	[ "$sargs" = - ] && sargs=""
 	[ "$cargs" = - ] && cargs=""
 	dir=$out/${name//\//_}
+	if [ -n "$dkms_err" ] && { [ "$skern" = dkms ] || [ "$ckern" = dkms ]; }; then
+		for v in "${vers[@]}"; do
+			echo "| $name | $v | not run | | | | | | | | | FAIL: $dkms_err |" >>"$table"
+			rresult "not ok" "interop $name nfs$v" "$dkms_err"
+		done
+		continue
+	fi
 	for attempt in 1 2; do
 		t=$SECONDS
 		msg "interop cell $name (${vers[*]})$([ "$attempt" = 1 ] || echo ", attempt $attempt")"
@@ -349,11 +394,17 @@ by Send With Invalidate and by plain Send: our server's
 its \`svcrdma_post_send\` tracepoint (inv_rkey set or not).  "counters"
 asserts: SWI > 0 where the cell expects it (R on both sides, or a stock
 server and a client that set R) with at most one LOCAL_INV per hundred
-invalidated replies, otherwise no SWI and at least 2048 LOCAL_INVs; per
+invalidated replies; where it expects none, no SWI and at least 2048
+LOCAL_INVs; "inline" (ours at the 8 KiB defaults on both sides): fewer
+than 200 invalidations of either kind, fio's 4 KiB I/O needing none; per
 mount, the client counts (field 30 and its tracepoint) exactly the
 invalidations the server sent, and our server's counter equals its
 tracepoint; no stray invalidation; a stock server's invalidations all counted
 as not negotiated, ours none; our two peers agree on c2s, s2c and R.
+"dkms" is Debian's stock kernel with our rpcrdma.ko from the DKMS package
+in updates/dkms: its server is checked as ours; its client has no sysfs
+xprt_info fields (their commits cannot be in a module), so its "client
+view" is the tracepoint alone.
 EOF
 if [ -n "$inject" ]; then
 	msg "RFC8797_INJECT=$inject: the table is not copied to $CACHE/interop/"

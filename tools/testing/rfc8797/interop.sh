@@ -4,22 +4,29 @@
 # server and one NFS client over soft-RoCE, each booting our kernel or
 # Debian's stock one.
 #
-#   interop.sh [--results DIR] [--dump] [--client SCRIPT] SERVER_KERNEL CLIENT_KERNEL [--server-args "..."] [CLIENT ARGS...]
+#   interop.sh [--results DIR] [--timeout SEC] [--dump] [--client SCRIPT] [--server SCRIPT] SERVER_KERNEL CLIENT_KERNEL [--server-args "..."] [CLIENT ARGS...]
 #   e.g. interop.sh stock ours --prefix ours-vs-stock 3 4.2
 #
 # --dump writes every frame between the two guests to DIR/link.pcap
 # (guest.sh --dump on the server's NIC), for tshark and
 # wireshark/rpcrdma_cm.lua.  --client runs SCRIPT in the client guest
 # instead of interop/interop-client.sh (the CLIENT ARGS go to it), e.g.
-# wireshark/capture-client.sh.
+# wireshark/capture-client.sh; --server runs SCRIPT in the server guest
+# instead of interop/interop-server.sh (the --server-args go to it), e.g.
+# wireshark/capture-server.sh.  --timeout is the client guest's time
+# limit (default 800 s; the server's is 100 s longer).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 results=$CACHE/runs/interop-$(date +%Y%m%d-%H%M%S)-$$
 if [ "${1:-}" = --results ]; then results=$2; shift 2; fi
+ctimeout=800
+if [ "${1:-}" = --timeout ]; then ctimeout=$2; shift 2; fi
 dump=0
 if [ "${1:-}" = --dump ]; then dump=1; shift; fi
 client=$RFC_HARNESS/interop/interop-client.sh
 if [ "${1:-}" = --client ]; then client=$(realpath "$2"); shift 2; fi
+server=$RFC_HARNESS/interop/interop-server.sh
+if [ "${1:-}" = --server ]; then server=$(realpath "$2"); shift 2; fi
 skern=$1 ckern=$2
 shift 2
 sargs=""
@@ -32,24 +39,33 @@ sock=$results/link.sock
 rm -f "$sock"
 # shellcheck disable=SC2086
 "$RFC_HARNESS/guest.sh" --quiet --kernel "$skern" --name server --results "$results/server" \
-	--net "unix:$sock:server" --mac 52:54:00:12:34:01 --timeout 900 "${dumpargs[@]}" \
-	"$RFC_HARNESS/interop/interop-server.sh" $sargs &
+	--net "unix:$sock:server" --mac 52:54:00:12:34:01 --timeout $((ctimeout + 100)) "${dumpargs[@]}" \
+	"$server" $sargs &
 spid=$!
-for ((i = 0; i < 60; i++)); do [ -S "$sock" ] && break; sleep 1; done
+slowwait 60 test -S "$sock"
 "$RFC_HARNESS/guest.sh" --quiet --kernel "$ckern" --name client --results "$results/client" \
-	--net "unix:$sock:client" --mac 52:54:00:12:34:02 --timeout 800 \
-	--append "rfc8797.inject=${RFC8797_INJECT:-}" "$client" "$@"
+	--net "unix:$sock:client" --mac 52:54:00:12:34:02 --timeout "$ctimeout" \
+	--append "rfc8797.inject=${RFC8797_INJECT:-}" "$client" "$@" &
+cpid=$!
+# A server guest that ends first (a crash, or its own time limit) leaves
+# the client's NFS I/O waiting for ever: stop the client 20 s later.
+while kill -0 "$cpid" 2>/dev/null; do
+	if ! kill -0 "$spid" 2>/dev/null; then
+		wait_timeout "$cpid" 20 && break
+		echo "interop: server guest gone, stopping the client guest" >&2
+		pkill -TERM -f -- "path=$results/client,mount_tag=results" || true
+		break
+	fi
+	sleep 2
+done
+wait "$cpid"
 crc=$?
 # The server now only waits for the client's DONE: give it time for its
 # own checks, but do not let it sit out its time limit when the client
 # died or hung (125, 124) or never got that far.
 grace=180
 case "$crc" in 124|125) grace=5 ;; esac
-for ((i = 0; i < grace; i++)); do
-	kill -0 "$spid" 2>/dev/null || break
-	sleep 1
-done
-if kill -0 "$spid" 2>/dev/null; then
+if ! wait_timeout "$spid" "$grace"; then
 	echo "interop: client guest gone (exit $crc), stopping the server guest" >&2
 	pkill -TERM -f -- "path=$results/server,mount_tag=results" || true
 fi

@@ -3,7 +3,8 @@
 # The prepared kernel tree: a git repository under $CACHE/tree whose
 # history is
 #
-#   base tag   Debian's linux-source-6.12 as shipped (pinned version)
+#   base tag   Debian's linux-source-6.12 as shipped (the pinned version,
+#              or the base lib.sh falls back to: see base_note)
 #   work       one commit per line of patches/series: the patch applied to
 #              upstream files plus the new files (overlays) that line names
 #
@@ -33,12 +34,20 @@ g() { git -C "$TREE" "$@"; }
 
 ensure_base() {
 	[ -d "$TREE/.git" ] && g rev-parse -q --verify "$BASE_TAG" >/dev/null && return
-	local tarball=/usr/src/linux-source-6.12.tar.xz
-	if [ ! -f "$tarball" ] || ! dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null |
-			grep -qxF "$BASE_PKG_VERSION"; then
-		die "linux-source-6.12=$BASE_PKG_VERSION is not installed (make deps)"
+	local tarball old
+	if [ -d "$TREE/.git" ]; then
+		# a tree on another base (the pin moved, or Debian dropped it)
+		old=$(g tag -l 'base-*' | head -n 1)
+		if [ -z "${FORCE:-}" ]; then
+			g diff --quiet HEAD -- ||
+				die "$TREE ($old) has uncommitted edits; the base is now $BASE_TAG: commit them and 'make refresh', or FORCE=1 to discard"
+			[ ! -f "$STAMP" ] || [ "$(g rev-parse HEAD)" = "$(cat "$STAMP")" ] ||
+				die "$TREE ($old) has commits not written back; the base is now $BASE_TAG: 'make refresh', or FORCE=1 to discard"
+		fi
+		msg "the tree is on $old, the base is now $BASE_TAG: recreating it"
 	fi
-	msg "creating the base tree in $TREE (once per machine, about 1 min)"
+	tarball=$(base_tarball)
+	msg "creating the base tree in $TREE from $tarball (once per base, about 1 min)"
 	rm -rf "$TREE" "$CACHE/tree.tmp"
 	mkdir -p "$CACHE/tree.tmp"
 	tar -C "$CACHE/tree.tmp" -xf "$tarball"
@@ -80,8 +89,12 @@ build_commits() {
 		[ -f "$RFC_TOP/patches/$p" ] || die "patches/series names a missing patch: $p"
 		git mailinfo "$tmp/msg" "$tmp/diff" <"$RFC_TOP/patches/$p" >"$tmp/info"
 		if grep -q "^diff --git" "$tmp/diff"; then
-			g apply --cached --whitespace=nowarn "$tmp/diff" ||
-				die "patches/$p does not apply: run 'make refresh' from an edited tree, or fix it"
+			# then three-way, for a base other than the one the patch
+			# was made on (its context moved)
+			g apply --cached --whitespace=nowarn "$tmp/diff" 2>/dev/null ||
+			g apply --cached --3way --whitespace=nowarn "$tmp/diff" >&2 ||
+				die "patches/$p does not apply to $BASE_TAG$([ "$BASE_PKG_VERSION" = "$BASE_PIN" ] ||
+					echo ", which is not the tested base $BASE_PIN"): run 'make refresh' from an edited tree, or fix it"
 		fi
 		for f in $rest; do
 			[ -f "$RFC_TOP/$f" ] || die "patches/series: $p names a missing file $f"
@@ -145,6 +158,7 @@ cmd_prepare() {
 	head=$(g rev-parse -q --verify HEAD || true)
 	if [ "$head" = "$new" ]; then
 		msg "tree up to date: $TREE ($(g rev-list --count "$BASE_TAG..$new") patches)"
+		[ "$BASE_PKG_VERSION" = "$BASE_PIN" ] || msg "$(base_note)"
 		return
 	fi
 	if [ -z "${FORCE:-}" ]; then
@@ -158,6 +172,7 @@ cmd_prepare() {
 	g checkout -q -f -B work "$new"
 	echo "$new" >"$STAMP"
 	msg "tree prepared: $TREE ($(g rev-list --count "$BASE_TAG..$new") patches on $BASE_TAG)"
+	msg "$(base_note)"
 }
 
 slug() {
@@ -169,6 +184,9 @@ cmd_refresh() {
 	local c n=0 name added excl f all_added=() out
 	ensure_base
 	g diff --quiet HEAD -- || die "commit your edits in $TREE first (git -C $TREE commit)"
+	# patches/ holds the series against the tested base
+	[ "$BASE_PKG_VERSION" = "$BASE_PIN" ] || [ -n "${FORCE:-}" ] ||
+		die "$(base_note): the patches would be made against it; FORCE=1 to write them all the same"
 	# Every file that did not exist in the base is an overlay: it lives at
 	# its path in this repository and is excluded from the patches.
 	mapfile -t all_added < <(g diff --name-only --diff-filter=A "$BASE_TAG" HEAD)

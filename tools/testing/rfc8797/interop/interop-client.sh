@@ -30,7 +30,7 @@
 # retries a crashed stock guest once only.
 #   interop-client.sh [--prefix NAME] [--no-private-data] [--inline=W:R] VERSION...
 . "$(dirname "$0")/../guest-lib.sh"
-FAILED=0 prefix=interop SNAP_PORT=7799
+FAILED=0 prefix=interop
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--prefix) prefix=$2; shift 2 ;;
@@ -51,14 +51,9 @@ done
 echo "client kernel: $(uname -r)"
 nic=$(nic_up) || { fail "$prefix-client-setup" "no NIC"; exit 1; }
 setup_rdma rxe "$nic" 192.0.2.2/24 || { fail "$prefix-client-setup" "rdma link add failed"; exit 1; }
-# wait for the server guest to listen
-for ((i = 0; i < 120; i++)); do
-	timeout 5 rpcinfo -p "$SERVER_ADDR" >/dev/null 2>&1 && break
-	sleep 2
-done
+wait_server
 mkdir -p /tmp/small
 for i in $(seq 1 100); do head -c $(( (i * 7919) % 9000 )) /dev/urandom >/tmp/small/f$i; done
-sums() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
 
 # xline MNT: the whole rdma xprt line of MNT in /proc/self/mountstats
 xline() {
@@ -73,18 +68,8 @@ xline() {
 # records its own: the mountstats of MNT when given, and the count of
 # xprtrdma_mr_reminv tracepoints since trace_on
 snap() {
-	local tag=$1 mnt=${2:-} ans="" line="" i
-	# the listener may still be starting
-	for ((i = 0; i < 30; i++)); do
-		{ exec 3<>"/dev/tcp/$SERVER_ADDR/$SNAP_PORT"; } 2>/dev/null && break
-		sleep 1
-	done
-	if [ "$i" -lt 30 ]; then
-		echo "$tag" >&3
-		read -t 90 -r ans <&3
-		exec 3<&-
-	fi
-	[ -n "$ans" ] || log "snap $tag: no answer from the server"
+	local tag=$1 mnt=${2:-} ans line=""
+	ans=$(server_ask "$tag") || log "snap $tag: no answer from the server"
 	[ -n "$mnt" ] && line=$(xline "$mnt")
 	log "snap $tag: server: $ans"
 	log "snap $tag: client: $line"
@@ -135,6 +120,7 @@ for v in "$@"; do
 	fi
 	d=$mnt/c$v
 	mkdir -p "$d"
+	rm -f /tmp/fio.txt	# a failure's reason is this fio's output
 	if timeout 300 fio --name=verify --directory="$d" --rw=randwrite --bs=4k --size=8m \
 			--ioengine=psync --verify=crc32c --verify_fatal=1 --do_verify=1 \
 			--direct=1 --output=/tmp/fio.txt >/dev/null 2>&1; then
@@ -151,11 +137,13 @@ for v in "$@"; do
 	umount_nfs "$mnt"
 	snap "nfs$v-read-start"
 	if mount_nfs "$v" "$mnt"; then
-		if diff <(sums /tmp/small) <(sums "$d/small") >/tmp/diff; then
+		if same_tree /tmp/small "$d/small" >/tmp/diff; then
 			pass "$t-small-files"
-		else
+		elif grep -q '^[<>]' /tmp/diff; then
 			fail "$t-small-files" "SHA-256 differs for $(awk '/^[<>]/ { print $3 }' /tmp/diff |
 				sort -u | head -n 10 | paste -sd ' ')"
+		else
+			fail "$t-small-files" "$(head -n 1 /tmp/diff)"
 		fi
 		snap "nfs$v-read" "$mnt"
 		echo "== client view, nfs $v" | tee -a /results/client-view.txt
@@ -171,6 +159,7 @@ for v in "$@"; do
 	# flight, every block verified; the server's Send Queue fills.
 	if mount_nfs "$v" "$mnt"; then
 		for bs in 1m 256k; do
+			rm -f /tmp/fio.txt
 			if timeout -k 10 300 fio --name=large --filename="$d/large-$bs" \
 					--rw=write --bs=$bs --size=16m --ioengine=libaio --iodepth=16 \
 					--direct=1 --verify=crc32c --do_verify=0 \

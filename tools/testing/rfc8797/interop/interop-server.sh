@@ -16,19 +16,64 @@
 # first line of /proc/net/rpc/svc_rdma_connections ("n/a (stock)" on a
 # kernel without it), N its number of lines.  Every 0.5 s the server also
 # keeps the last non-empty svc_rdma_connections in /results/server-view.txt.
+# SQ=S in the answer counts the times a Send or an RDMA Read/Write chain
+# found the Send Queue full: svcrdma_sq_full tracepoints in a trace
+# instance of their own (entries plus overruns: both kernels have the
+# event, and stock 6.12's rdma_stat_sq_starve cannot be read once it is
+# large).
 #
-#   interop-server.sh [--no-private-data] [--wait SEC]
-#   interop-server.sh --snapshot TAG   (run by the snapshot listener)
-SNAP_PORT=7799
+# The same listener takes two more requests (make bench):
+#   set NAME=VALUE...  write /proc/sys/sunrpc/svc_rdma/NAME (VALUE
+#                      "default": the value at boot; a NAME this kernel
+#                      lacks is skipped): answers "set ok" or "set failed"
+#   mem-mark SIZE...   start counting the kmallocs of these sizes
+#   mem SIZE           "mem recv=N:OCTETS send=N:OCTETS max_requests=M":
+#                      the Receive and Send buffers of SIZE octets svcrdma
+#                      allocated since the mark (guest-lib.sh kmalloc_*)
+#
+#   interop-server.sh [--no-private-data] [--no-trace] [--wait SEC] [--transport rxe|siw]
+#   interop-server.sh --request LINE   (run by the listener)
 SYS=/proc/sys/sunrpc/svc_rdma
 CONNS=/proc/net/rpc/svc_rdma_connections
 T=/sys/kernel/tracing
+SQ_TRACE=$T/instances/rfc8797-sq
 
-if [ "${1:-}" = --snapshot ]; then
-	tag=${2//[^A-Za-z0-9.-]/_}
+request() {
+	local kv k v out=ok
+	case "$1" in
+	"set "*)
+		for kv in ${1#set }; do
+			k=${kv%%=*} v=${kv#*=}
+			[[ "$k" =~ ^[a-z_]+$ ]] || { out=failed; continue; }
+			[ -e "$SYS/$k" ] || continue
+			[ "$v" = default ] && v=$(cat "/tmp/knob-defaults/$k")
+			echo "$v" >"$SYS/$k" || out=failed
+		done
+		echo "set $out"
+		return ;;
+	"mem-mark "*)
+		. "$(dirname "$0")/../guest-lib.sh"
+		# shellcheck disable=SC2086
+		kmalloc_mark ${1#mem-mark } && echo "mem-mark ok" || echo "mem-mark failed"
+		return ;;
+	"mem "*)
+		. "$(dirname "$0")/../guest-lib.sh"
+		# shellcheck disable=SC2046
+		set -- $(kmalloc_count 'svc_rdma_[a-z_]*recv' "${1#mem }") \
+			$(kmalloc_count 'svc_rdma_[a-z_]*send' "${1#mem }")
+		echo "mem recv=$1:$2 send=$3:$4 max_requests=$(cat $SYS/max_requests)"
+		return ;;
+	esac
+	snapshot "$1"
+}
+
+snapshot() {
+	local tag=${1//[^A-Za-z0-9.-]/_} inv plain swi tplain n line sq=na
 	inv=na plain=na swi=na tplain=na n=na line="n/a (stock)"
 	[ -r $SYS/rdma_stat_send_inv ] && inv=$(cat $SYS/rdma_stat_send_inv)
 	[ -r $SYS/rdma_stat_send_plain ] && plain=$(cat $SYS/rdma_stat_send_plain)
+	[ -d $SQ_TRACE ] && sq=$(awk '/^(entries|overrun):/ { n += $2 } END { print n + 0 }' \
+		$SQ_TRACE/per_cpu/cpu*/stats)
 	# a ring buffer that overflowed would undercount
 	if ! grep -qE '^overrun: [1-9]' $T/per_cpu/cpu*/stats 2>/dev/null; then
 		grep svcrdma_post_send $T/trace >/tmp/posts
@@ -40,31 +85,44 @@ if [ "${1:-}" = --snapshot ]; then
 		n=$(grep -c . /tmp/conns)
 		line=$(head -n 1 /tmp/conns)
 	fi
-	echo "tag=$tag nconn=$n send_inv=$inv send_plain=$plain trace_swi=$swi trace_plain=$tplain | $line" |
+	echo "tag=$tag nconn=$n send_inv=$inv send_plain=$plain trace_swi=$swi trace_plain=$tplain SQ=$sq | $line" |
 		tee -a /results/server-snaps.txt
+}
+
+if [ "${1:-}" = --request ]; then
+	request "$2"
 	exit 0
 fi
 
 . "$(dirname "$0")/../guest-lib.sh"
-FAILED=0 wait_s=600
+FAILED=0 wait_s=600 trace=1 transport=rxe
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--no-private-data) echo 0 >$SYS/cm_private_data 2>/dev/null ||
 		{ fail server-knob "this kernel has no switch for its private data"; exit 1; }
 		shift ;;
 	--wait) wait_s=$2; shift 2 ;;
+	--no-trace) trace=0; shift ;;
+	--transport) transport=$2; shift 2 ;;
 	*) break ;;
 	esac
 done
 echo "server kernel: $(uname -r)"
 nic=$(nic_up) || { fail server-setup "no NIC"; exit 1; }
-setup_rdma rxe "$nic" "$SERVER_ADDR/24" || { fail server-setup "rdma link add failed"; exit 1; }
+setup_rdma "$transport" "$nic" "$SERVER_ADDR/24" || { fail server-setup "rdma link add failed"; exit 1; }
 start_nfsd || { fail server-nfsd "nfsd did not start"; exit 1; }
 echo 8192 >$T/buffer_size_kb 2>/dev/null
-trace_on rpcrdma/svcrdma_post_send
+[ "$trace" = 0 ] || trace_on rpcrdma/svcrdma_post_send
+mkdir -p $SQ_TRACE && echo 64 >$SQ_TRACE/buffer_size_kb &&
+	echo 1 >$SQ_TRACE/events/rpcrdma/svcrdma_sq_full/enable ||
+	log "no svcrdma_sq_full tracepoint: SQ=na"
+mkdir -p /tmp/knob-defaults
+for f in $SYS/*; do
+	[ -f "$f" ] && [ -r "$f" ] && cat "$f" >"/tmp/knob-defaults/${f##*/}" 2>/dev/null
+done
 
 # the snapshot listener: one request at a time, each answered by
-# "$0 --snapshot TAG" within 60 s
+# "$0 --request LINE" within 60 s
 python3 -c '
 import socket, subprocess, sys
 srv = socket.create_server(("", int(sys.argv[2])))
@@ -74,7 +132,7 @@ while True:
         conn.settimeout(60)
         try:
             tag = conn.makefile().readline().strip()
-            out = subprocess.run(["bash", sys.argv[1], "--snapshot", tag],
+            out = subprocess.run(["bash", sys.argv[1], "--request", tag],
                                  capture_output=True, text=True, timeout=60).stdout
             conn.sendall(out.encode())
         except Exception as e:
@@ -83,13 +141,17 @@ while True:
 lpid=$!
 echo ready >/results/ready
 
-for ((i = 0; i < wait_s * 2; i++)); do
-	[ -e "$EXPORT/DONE" ] && break
-	conns=""
+# client_done: the client left DONE; until then, keeps the last
+# connections seen in server-view.txt
+# shellcheck disable=SC2317 # run by slowwait
+client_done() {
+	local conns=""
+	[ -e "$EXPORT/DONE" ] && return 0
 	[ -r "$CONNS" ] && conns=$(cat "$CONNS")
 	[ -n "$conns" ] && echo "$conns" >/results/server-view.txt
-	sleep 0.5
-done
+	return 1
+}
+SLOWWAIT_INTERVAL=0.5 slowwait "$wait_s" client_done
 kill "$lpid" 2>/dev/null
 [ -e "$EXPORT/DONE" ] || fail server-wait "the client never finished"
 echo "== server view (last seen while connected)"

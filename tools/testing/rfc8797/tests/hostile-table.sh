@@ -35,7 +35,8 @@
 #
 # The caller sets MAXLEN, the largest Private Data the sending side can
 # carry on this transport and in this direction (rows use it to place
-# data at the very end), and defines row().
+# data at the very end), and defines row(), which starts with row_expect
+# below; run_rows runs the table.
 
 MAGIC=f6ab0e18
 # the valid message most rows carry: version 1, R, Send 3072, Recv 5120
@@ -163,23 +164,58 @@ hostile_rows() {
 	row len23              - "$(fill 6)$V$(fill 9 0e)" "found 6 $V_EXP"
 }
 
-# Negotiation (RFC 8797 section 4.2): c2s = min(client send, server
-# recv), s2c = min(server send, client recv), R only when both set it.
+# run_rows: every row of the table (of --quick: those marked q), timed;
+# result rows-run-N
+run_rows() {
+	local start=$SECONDS
+	hostile_rows
+	log "$rows_run rows in $((SECONDS - start)) s"
+	[ "$rows_run" -gt 0 ] && pass "rows-run-$rows_run" || fail rows-run "no row ran"
+}
 
-# hostile_start ROLE ["--quick"]: what both halves share.  Sets QUICK,
-# PEER (cm-peer, which must be built), T, OUT, and what the CM carries on
-# $TRANSPORT, seen from our ROLE (server or client): MAXLEN, the largest
-# Private Data the peer can send us; VIEW, whether it reaches our
-# kernel zero-padded to the whole CM field (padded) or exactly as sent
-# (exact); OURLEN, the length of the field in which our own message
-# reaches the peer.  On RoCE the IB CM REQ carries 92 octets of which the
-# RDMA-CM header takes 36, and the REP 196.  On siw, MPA carries the
-# exact length; librdmacm allows 255 octets, but siw sends 252..255 with
-# a corrupt MPA header (its u8 pd_len wraps when the 4-octet MPA v2
-# IRD/ORD field is added), so 251 is the largest that arrives intact.
+# row_expect NAME QUICK EXACT PADDED OUR_R OUR_SEND OUR_RECV: the start
+# of both halves' row(), with row's arguments and our side's settings.
+# Fails when --quick leaves the row out.  Else counts it in rows_run and
+# sets row's locals: name (NAME, or NAME-exact or NAME-padded when the
+# two views differ); st off ver fl r snd rcv, the peer's message as our
+# side must parse it in this transport's VIEW; and c2s s2c nr, what the
+# negotiation must give (RFC 8797 section 4.2: c2s = min(client send,
+# server recv), s2c = min(server send, client recv), R only when both
+# set it), our side being the ROLE of hostile_start.
+# shellcheck disable=SC2034 # it sets row()'s locals
+row_expect() {
+	local exp=$3 cs cr ss sr
+	[ "$QUICK" = 1 ] && [ "$2" != q ] && return 1
+	[ "$VIEW" = padded ] && exp=$4
+	name=$1
+	[ "$3" = "$4" ] || name=$1-$VIEW
+	rows_run=$((rows_run + 1))
+	read -r st off ver fl r snd rcv <<<"$exp"
+	if [ "$ROLE" = server ]; then
+		cs=$snd cr=$rcv ss=$6 sr=$7
+	else
+		cs=$6 cr=$7 ss=$snd sr=$rcv
+	fi
+	c2s=$((cs < sr ? cs : sr))
+	s2c=$((ss < cr ? ss : cr))
+	nr=$((r && $5))
+}
+
+# hostile_start ROLE ["--quick"]: what both halves share.  Sets ROLE,
+# QUICK, PEER (cm-peer, which must be built), T, OUT, rows_run, and what
+# the CM carries on $TRANSPORT, seen from our ROLE (server or client):
+# MAXLEN, the largest Private Data the peer can send us; VIEW, whether
+# it reaches our kernel zero-padded to the whole CM field (padded) or
+# exactly as sent (exact); OURLEN, the length of the field in which our
+# own message reaches the peer.  On RoCE the IB CM REQ carries 92 octets
+# of which the RDMA-CM header takes 36, and the REP 196.  On siw, MPA
+# carries the exact length; librdmacm allows 255 octets, but siw sends
+# 252..255 with a corrupt MPA header (its u8 pd_len wraps when the
+# 4-octet MPA v2 IRD/ORD field is added), so 251 is the largest that
+# arrives intact.
 hostile_start() {
 	local role=$1
-	QUICK=0
+	ROLE=$1 QUICK=0 rows_run=0
 	[ "${2:-}" = --quick ] && QUICK=1
 	PEER=$(cd "$(dirname "$0")/../cm-peer" && pwd)/cm-peer
 	T=/sys/kernel/tracing
@@ -209,18 +245,15 @@ zeros() { fill "$1" 00; }
 # Helpers of both scripts, fork-free where they run per row: a process
 # costs tens of milliseconds in a TCG guest and there are 40+ rows.
 
-# wait_for FILE REGEX SECONDS: until a line of FILE matches REGEX
-wait_for() {
-	local i l
+# has_line FILE REGEX: a line of FILE matches REGEX (slowwait 30
+# has_line FILE REGEX waits for one)
+has_line() {
+	local l
 	local -a A
-	for ((i = 0; i < $3 * 10; i++)); do
-		if [ -r "$1" ]; then
-			mapfile -t A <"$1"
-			for l in "${A[@]}"; do
-				[[ $l =~ $2 ]] && return 0
-			done
-		fi
-		sleep 0.1
+	[ -r "$1" ] || return 1
+	mapfile -t A <"$1"
+	for l in "${A[@]}"; do
+		[[ $l =~ $2 ]] && return 0
 	done
 	return 1
 }
@@ -265,7 +298,7 @@ is_mounted() {
 nfs_after() {
 	local check=$1 sum
 	dd if=/dev/urandom of=/tmp/hostile-f bs=1M count=4 status=none
-	sum=$(sha256sum </tmp/hostile-f)
+	sum=$(file_sum /tmp/hostile-f)
 	if ! mount_nfs 4.2 "$MNT"; then
 		fail nfs-after-negotiated "mount failed after the hostile rows"
 		return
@@ -274,7 +307,7 @@ nfs_after() {
 	cp /tmp/hostile-f "$MNT/f" && sync
 	umount_nfs "$MNT"
 	if mount_nfs 4.2 "$MNT"; then
-		if [ "$(timeout 120 sha256sum <"$MNT/f")" = "$sum" ]; then
+		if sum_is "$MNT/f" "$sum"; then
 			pass nfs-after-checksum
 		else
 			fail nfs-after-checksum "data read back differs"

@@ -51,7 +51,7 @@ log "resources before mount: $(rdma resource show 2>&1 | tr -s ' ')"
 
 mount_nfs 4.2 $mnt || { fail storm-mount "mount failed"; exit 1; }
 dd if=/dev/urandom of=/tmp/keep bs=1M count=4 status=none
-keep_sum=$(sha256sum </tmp/keep)
+keep_sum=$(file_sum /tmp/keep)
 cp /tmp/keep $mnt/keep && sync
 
 # fio rounds until /tmp/stop appears; one line per round in /tmp/rounds.
@@ -100,14 +100,9 @@ disarm() { echo 0 >$F/probability; echo 0 >$F/times 2>/dev/null; }
 
 # wait_reconnect OLD: until the connect count exceeds OLD and the
 # transport carries traffic again
-wait_reconnect() {
-	local i
-	for ((i = 0; i < 120 * slow; i++)); do
-		[ "$(conns)" -gt "$1" ] 2>/dev/null && return 0
-		sleep 0.5
-	done
-	return 1
-}
+# shellcheck disable=SC2317 # run by slowwait
+reconnected() { [ "$(conns)" -gt "$1" ] 2>/dev/null; }
+wait_reconnect() { SLOWWAIT_INTERVAL=0.5 slowwait $((60 * slow)) reconnected "$1"; }
 
 sizes=(4096 65536 1024 16384 8192)
 n=0 tries=0 kinds=""
@@ -177,21 +172,21 @@ if [ "$rounds" -gt 0 ] && [ "$bad" = 0 ]; then
 else
 	fail storm-fio-verify "$bad of $rounds fio rounds failed: $(awk '$2 != 0 {print "round " $1 " exit " $2}' /tmp/rounds | head -n 3 | tr '\n' ';') $(grep -hE 'err=|verify' /tmp/fio-*.log | head -n 3 | tr '\n' ' ')"
 fi
-[ "$(sha256sum <$mnt/keep)" = "$keep_sum" ] && pass storm-keep-checksum ||
+sum_is $mnt/keep "$keep_sum" && pass storm-keep-checksum ||
 	fail storm-keep-checksum "the file written before the storm reads back different"
 umount_nfs $mnt || fail storm-umount "umount failed"
 
 # the client's resources go away asynchronously after umount
-leaked=""
-for ((i = 0; i < 60 * slow; i++)); do
+# shellcheck disable=SC2317 # run by slowwait
+nothing_leaked() {
+	local r
 	leaked=""
 	for r in $RES; do
 		[ "$(resources "$r")" -le "${base[$r]}" ] || leaked="$leaked $r $(resources "$r")>${base[$r]}"
 	done
-	[ -z "$leaked" ] && break
-	sleep 0.5
-done
-[ -z "$leaked" ] && pass storm-no-leaked-rdma-resources ||
+	[ -z "$leaked" ]
+}
+SLOWWAIT_INTERVAL=0.5 slowwait $((30 * slow)) nothing_leaked && pass storm-no-leaked-rdma-resources ||
 	fail storm-no-leaked-rdma-resources "still held after umount:$leaked ($(rdma resource show 2>&1 | tr -s ' '))"
 log "resources after umount: $(rdma resource show 2>&1 | tr -s ' ')"
 

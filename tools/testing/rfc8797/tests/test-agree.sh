@@ -17,7 +17,7 @@ kv() {	# kv KEY: KEY's value on the last line of the server's list
 
 setup_nfs_rdma
 dd if=/dev/urandom of=/tmp/big bs=1M count=2 status=none
-want_sum=$(sha256sum </tmp/big)
+want_sum=$(file_sum /tmp/big)
 
 # client-write client-read client-R server-recv server-send server-R
 for cfg in "1024 1024 1 1024 0 1" "4096 4096 1 4096 0 1" "16384 16384 1 16384 0 1" \
@@ -52,7 +52,7 @@ for cfg in "1024 1024 1 1024 0 1" "4096 4096 1 4096 0 1" "16384 16384 1 16384 0 
 		got=""
 		if ! remount_nfs "$v" "$mnt"; then
 			fail "$t-checksum" "remount failed"
-		elif ! got=$(sha256sum <"$mnt/big-$t"); then
+		elif ! got=$(file_sum "$mnt/big-$t"); then
 			fail "$t-checksum" "read back failed"
 		elif [ "$got" != "$want_sum" ]; then
 			fail "$t-checksum" "read back differs"

@@ -18,7 +18,7 @@ start_nfsd || { fail nfsd "nfsd did not start"; exit 1; }
 client_set max_inline_read 16384
 client_set max_inline_write 16384
 dd if=/dev/urandom of=/tmp/f bs=1M count=8 status=none
-want=$(sha256sum </tmp/f)
+want=$(file_sum /tmp/f)
 trace_on rpcrdma/xprtrdma_cm_private rpcrdma/xprtrdma_connect
 
 # io MNT TAG: copy /tmp/f in and read it back O_DIRECT, several rounds
@@ -26,8 +26,7 @@ io() {
 	local i
 	for i in 1 2 3 4 5 6; do
 		cp /tmp/f "$1/io-$2-$i" || return 1
-		[ "$(dd if="$1/io-$2-$i" iflag=direct bs=16k status=none | sha256sum)" = "$want" ] ||
-			return 1
+		sum_is "$1/io-$2-$i" "$want" 16k || return 1
 	done
 }
 
@@ -37,15 +36,16 @@ verify_written() {
 	size=$(stat -c %s /tmp/f)
 	for f in "$1"/io-"$2"-*; do
 		[ "$(stat -c %s "$f")" = "$size" ] || continue
-		[ "$(dd if="$f" iflag=direct bs=16k status=none | sha256sum)" = "$want" ] || return 1
+		sum_is "$f" "$want" 16k || return 1
 	done
 }
 
-restart_server() {	# SIZE
+restart_server() {	# SIZE; fails when SIZE did not take, after the restart
+	local rc=0
 	rpc.nfsd 0
-	echo "$1" >/proc/sys/sunrpc/svc_rdma/max_req_size
+	echo "$1" >/proc/sys/sunrpc/svc_rdma/max_req_size || rc=1
 	sleep 1
-	rpc.nfsd 4 && echo "rdma $RDMA_PORT" >/proc/fs/nfsd/portlist
+	rpc.nfsd 4 && echo "rdma $RDMA_PORT" >/proc/fs/nfsd/portlist && return "$rc"
 }
 
 relink() {
@@ -65,8 +65,7 @@ event() {
 	sleep 3
 	$act "$arg" || fail "$t-action" "$act $arg failed"
 	# I/O must finish (bounded) and be correct
-	for ((i = 0; i < 240; i++)); do kill -0 $pid 2>/dev/null || break; sleep 1; done
-	if kill -0 $pid 2>/dev/null; then
+	if ! SLOWWAIT_INTERVAL=1 slowwait 240 pid_ended $pid; then
 		kill $pid
 		fail "$t-io" "I/O did not finish in 240 s"
 		return

@@ -16,7 +16,7 @@ setup_nfs_rdma
 client_set max_inline_read 4096
 client_set max_inline_write 4096
 dd if=/dev/urandom of=/tmp/f bs=1M count=4 status=none
-want=$(sha256sum </tmp/f)
+want=$(file_sum /tmp/f)
 
 declare -A LI RPC RI
 for v in 3 4.2; do
@@ -30,15 +30,19 @@ for v in 3 4.2; do
 		remount_nfs "$v" "$mnt" || { fail "$t-checksum" "remount failed"; continue; }
 		[ "$(cm client_r)" = $([ $r = 1 ] && echo "$TR_REMOTE_INV" || echo 0) ] ||
 			fail "$t-offered" "R offered is $(cm client_r)"
-		li0=$(mstat $mnt local_inv) s0=$(mstat $mnt sends) ri0=$(mstat $mnt reminv)
+		# every counter is read, before and after, or the case fails:
+		# an empty one would count as 0 and pass the R=0 cases
+		li0=$(mstat $mnt local_inv) && s0=$(mstat $mnt sends) && ri0=$(mstat $mnt reminv) ||
+			{ fail "$t-counters" "no rdma xprt line for $mnt"; umount_nfs "$mnt"; continue; }
 		got=""
 		for bs in 4k 16k 64k 16k 4k; do
-			got=$(timeout 120 dd if="$mnt/f-$t" iflag=direct bs=$bs status=none | sha256sum)
+			got=$(file_sum "$mnt/f-$t" $bs)
 			[ "$got" = "$want" ] || break
 		done
-		[ "$got" = "$want" ] && pass "$t-checksum" || fail "$t-checksum" "O_DIRECT read differs"
-		li=$(( $(mstat $mnt local_inv) - li0 )) rpcs=$(( $(mstat $mnt sends) - s0 ))
-		ri=$(( $(mstat $mnt reminv) - ri0 ))
+		[ -n "$got" ] && [ "$got" = "$want" ] && pass "$t-checksum" || fail "$t-checksum" "O_DIRECT read differs"
+		li=$(mstat $mnt local_inv) && rpcs=$(mstat $mnt sends) && ri=$(mstat $mnt reminv) ||
+			{ fail "$t-counters" "no rdma xprt line for $mnt"; umount_nfs "$mnt"; continue; }
+		li=$((li - li0)) rpcs=$((rpcs - s0)) ri=$((ri - ri0))
 		LI[$t]=$li RPC[$t]=$rpcs RI[$t]=$ri
 		log "$t: RPCs=$rpcs LOCAL_INV=$li remote-inv replies=$ri" \
 			"per RPC: $(awk -v a=$li -v b=$rpcs 'BEGIN { printf "%.3f", a / b }')" \

@@ -29,6 +29,7 @@ log "preemption: $(dmesg | grep -o "Dynamic Preempt: .*" | tail -n 1)"
 fio_step() {
 	local name=$1 rc
 	shift
+	rm -f /tmp/fio.txt	# the reason below is this step's, not the last one's
 	timeout -k 10 240 fio --name="$name" --ioengine=libaio --iodepth=16 --direct=1 \
 		--verify=crc32c --output=/tmp/fio.txt "$@" >/dev/null 2>&1
 	rc=$?

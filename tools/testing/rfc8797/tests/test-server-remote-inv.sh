@@ -22,7 +22,7 @@ setup_nfs_rdma srv-rinv-
 echo 4096 >/proc/sys/sunrpc/rdma_max_inline_read
 echo 4096 >/proc/sys/sunrpc/rdma_max_inline_write
 dd if=/dev/urandom of=$EXPORT/data bs=64k count=16 status=none
-want=$(sha256sum <$EXPORT/data)
+want=$(file_sum $EXPORT/data)
 
 
 # workload: O_DIRECT reads and writes of 4k..64k, then a checksum
@@ -32,7 +32,7 @@ workload() {
 		timeout 120 dd if=$MNT/data of=/dev/null bs=$bs count=8 iflag=direct status=none || return 1
 		timeout 120 dd if=/dev/zero of=$MNT/w-$bs bs=$bs count=4 oflag=direct status=none || return 1
 	done
-	[ "$(timeout 120 dd if=$MNT/data bs=16k iflag=direct status=none | sha256sum)" = "$want" ]
+	sum_is $MNT/data "$want" 16k
 }
 
 # run_case NAME REMOTE_INV PRIVDATA EXPECT(inv|none) [CLIENT_KNOB=VAL]
@@ -40,11 +40,13 @@ run_case() {
 	local t=srv-rinv-$1 rinv=$2 priv=$3 expect=$4 knob=${5:-}
 	local g0 g1 p0 p1 line inv plain tinv cinv
 	wait_no_conns || fail "$t-idle" "old connection still listed"
-	echo "$rinv" >$SYS/remote_invalidation
-	echo "$priv" >$SYS/cm_private_data
-	[ -n "$knob" ] && echo "${knob#*=}" >"${knob%=*}"
+	# a setting that did not take would leave the last case's in place
+	echo "$rinv" >$SYS/remote_invalidation && echo "$priv" >$SYS/cm_private_data &&
+		{ [ -z "$knob" ] || echo "${knob#*=}" >"${knob%=*}"; } ||
+		{ fail "$t" "a setting was refused"; return; }
 	trace_on rpcrdma/svcrdma_post_send rpcrdma/svcrdma_cm_private
-	g0=$(cat $SYS/rdma_stat_send_inv) p0=$(cat $SYS/rdma_stat_send_plain)
+	g0=$(cat $SYS/rdma_stat_send_inv) && p0=$(cat $SYS/rdma_stat_send_plain) ||
+		{ fail "$t" "cannot read the global Send counters"; return; }
 	mount_nfs 3 $MNT || { fail "$t" "mount failed"; return; }
 	workload && pass "$t-io" || fail "$t-io" "O_DIRECT I/O or checksum failed"
 	# the server counts a Send when it completes: let the last ones
@@ -52,7 +54,8 @@ run_case() {
 	line=$(cat $CONNS)
 	cinv=$(mstat $MNT reminv)
 	umount_nfs $MNT || fail "$t-umount" "umount failed"
-	g1=$(cat $SYS/rdma_stat_send_inv) p1=$(cat $SYS/rdma_stat_send_plain)
+	g1=$(cat $SYS/rdma_stat_send_inv) && p1=$(cat $SYS/rdma_stat_send_plain) ||
+		{ fail "$t" "cannot read the global Send counters"; return; }
 	inv=$(field send_inv "$line") plain=$(field send_plain "$line")
 	tinv=$(trace_dump | grep svcrdma_post_send | grep -vc 'inv_rkey=0x00000000')
 	log "$t: $line"
@@ -75,7 +78,8 @@ run_case() {
 		fi
 		;;
 	esac
-	[ "$cinv" = "$inv" ] && pass "$t-client-agrees" ||
+	# both counts read: two empty ones are no agreement
+	[ -n "$inv" ] && [ "$cinv" = "$inv" ] && pass "$t-client-agrees" ||
 		fail "$t-client-agrees" "client saw $cinv invalidating replies, server sent $inv"
 }
 

@@ -21,18 +21,16 @@ setup_nfs_rdma srv-sizes-
 
 
 
-min() { [ "$1" -lt "$2" ] && echo "$1" || echo "$2"; }
-
 # run_case NAME CLIENT_READ CLIENT_WRITE SERVER_REQ SERVER_SEND PRIVDATA
 run_case() {
 	local name=srv-sizes-$1 cr=$2 cw=$3 sreq=$4 ssend=$5 priv=${6:-1}
 	local line want_c2s want_s2c sr ss out
 	wait_no_conns || fail "$name-idle" "old connection still listed: $(cat $CONNS)"
-	echo "$cr" >/proc/sys/sunrpc/rdma_max_inline_read
-	echo "$cw" >/proc/sys/sunrpc/rdma_max_inline_write
+	client_set max_inline_read "$cr" && client_set max_inline_write "$cw" ||
+		{ fail "$name" "cannot set the client's sizes $cr/$cw"; return; }
 	echo "$sreq" >$SYS/max_req_size || { fail "$name" "cannot set max_req_size=$sreq"; return; }
 	echo "$ssend" >$SYS/max_send_size || { fail "$name" "cannot set max_send_size=$ssend"; return; }
-	echo "$priv" >$SYS/cm_private_data
+	echo "$priv" >$SYS/cm_private_data || { fail "$name" "cannot set cm_private_data=$priv"; return; }
 	trace_on rpcrdma/svcrdma_cm_private
 	if ! mount_nfs 3 $MNT; then
 		fail "$name" "mount failed"
@@ -98,8 +96,10 @@ echo 4096 >$SYS/max_req_size
 for kv in max_req_size=512 max_req_size=70000 max_send_size=1000 \
 	  max_send_size=70000 remote_invalidation=2 cm_private_data=7; do
 	k=${kv%=*} v=${kv#*=}
-	old=$(cat $SYS/$k)
-	if echo "$v" >$SYS/$k 2>/dev/null; then
+	# a knob that cannot be read (or is missing) refuses nothing
+	if ! old=$(cat $SYS/$k) || [ -z "$old" ]; then
+		fail "srv-sizes-refuse-$k-$v" "cannot read $SYS/$k"
+	elif echo "$v" >$SYS/$k 2>/dev/null; then
 		fail "srv-sizes-refuse-$k-$v" "value accepted"
 	elif [ "$(cat $SYS/$k)" != "$old" ]; then
 		fail "srv-sizes-refuse-$k-$v" "value changed to $(cat $SYS/$k)"

@@ -59,7 +59,7 @@ if [ "$trace" = 1 ]; then
 fi
 log "kernel $(uname -r) $(uname -v), transport $TRANSPORT, NFS $vers, inline ${inline:-default}, $rounds rounds, $restarts server restarts each"
 dd if=/dev/urandom of=/tmp/f bs=1M count=8 status=none
-want=$(sha256sum </tmp/f)
+want=$(file_sum /tmp/f)
 MNT=/mnt/dr
 
 reads() {	# copy in, read back O_DIRECT, until told to stop; failures logged
@@ -67,8 +67,7 @@ reads() {	# copy in, read back O_DIRECT, until told to stop; failures logged
 	while [ ! -e /tmp/stop-reads ]; do
 		n=$((n + 1))
 		cp /tmp/f $MNT/f$n 2>/dev/null || echo "copy $n failed" >>/tmp/read-errors
-		got=$(dd if=$MNT/f$n iflag=direct bs=16k status=none | sha256sum)
-		[ "$got" = "$want" ] || echo "read $n differs or failed" >>/tmp/read-errors
+		sum_is $MNT/f$n "$want" 16k || echo "read $n differs or failed" >>/tmp/read-errors
 		rm -f $MNT/f$n
 	done
 }
@@ -99,8 +98,7 @@ for ((r = 1; r <= rounds; r++)); do
 	done
 	rdma link del "$RDMA_LINK" &
 	dpid=$!
-	for ((i = 0; i < 120; i++)); do kill -0 $dpid 2>/dev/null || break; sleep 1; done
-	if kill -0 $dpid 2>/dev/null; then
+	if ! SLOWWAIT_INTERVAL=1 slowwait 120 pid_ended $dpid; then
 		evidence
 		fail "removal-$r" "rdma link del $RDMA_LINK blocked for 120 s: $(grep -A3 '^== .* rdma$' /results/dstate-stacks.txt | tr '\n' ' ' | head -c 300)"
 		sync
@@ -113,8 +111,7 @@ for ((r = 1; r <= rounds; r++)); do
 	sleep 1
 	echo "rdma $RDMA_PORT" >/proc/fs/nfsd/portlist 2>/dev/null
 	touch /tmp/stop-reads
-	for ((i = 0; i < 180; i++)); do kill -0 $rpid 2>/dev/null || break; sleep 1; done
-	if kill -0 $rpid 2>/dev/null; then
+	if ! SLOWWAIT_INTERVAL=1 slowwait 180 pid_ended $rpid; then
 		kill $rpid
 		fail "reads-$r" "reads did not end in 180 s after the relink"
 	else

@@ -33,7 +33,7 @@ out=/results/sweep.md
 
 # seg MNT: read + write + reply chunk segments so far (mountstats numbers
 # 9, 10, 11 of the rdma line: awk fields 13, 14, 15)
-seg() { echo $(( $(xs "$1" 13) + $(xs "$1" 14) + $(xs "$1" 15) )); }
+seg() { mstat "$1" chunk_segs; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "-" }'; }
 
 for th in "$@"; do
@@ -46,6 +46,7 @@ for th in "$@"; do
 		mount_nfs 3 "$mnt" || { fail "sweep-$th-R$r-mount" "mount failed"; continue; }
 		for w in randread-4k randwrite-4k read-1m; do
 			rw=${w%-*} bs=${w#*-} f=$mnt/f-$bs
+			rm -f /tmp/fio.txt	# a failure's reason is this workload's
 			# not counted: a file of checksummed blocks of this size
 			fio --name=prep --filename=$f --rw=write --bs=$bs --size=8m \
 				--ioengine=libaio --iodepth=16 --direct=1 --verify=crc32c \

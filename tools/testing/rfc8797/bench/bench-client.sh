@@ -1,0 +1,244 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Client half of make bench (bench.sh runs it through interop.sh
+# --client; the server half is interop/interop-server.sh, whose knobs and
+# memory counts this script asks for over plain TCP).
+#
+# For every configuration CFG it sets both peers' inline thresholds
+# (and R), mounts each NFS version over RDMA and runs the workloads, one
+# mount each, every one verified: fio O_DIRECT libaio iodepth 16 random
+# reads and writes of 4, 8 and 16 KiB (randread-4k ... randwrite-16k),
+# 1 MiB sequential reads and writes (read-1m, write-1m; each with its
+# verification) and a metadata phase (meta: create, stat, list, read back
+# and remove FILES small files).  Each workload adds one JSON line to
+# /results/bench.jsonl with its rate (iops: fio's I/O rate of the
+# measured direction, or metadata operations per second) and the
+# counters of its mount over the measured phase: RPCs, chunk segments
+# (one memory registration each), LOCAL_INVs, replies with remote
+# invalidation (ours), the server's Sends with and without invalidate
+# (ours) and its Send Queue full waits.  A workload that fails its
+# verification is a KTAP failure and has no rate.
+#
+# With --memory, after each mount and again after the last workload the
+# Receive (and the server's Send) buffers that both sides allocated for
+# the connection are counted (kmem:kmalloc) and written as "mem" lines;
+# the server's count at connect must equal what its settings give:
+# (2 * max_requests + 7) Receives of the kmalloc size of recv_buf.
+#
+#   bench-client.sh --kind timed|sweep --round N --kernel NAME
+#       [--configs "CFG..."] [--versions "3 4.2"] [--workloads "WL..."]
+#       [--runtime SEC] [--files N] [--memory]
+# CFG: def (the values each side booted with), 4k (4096 both ways, stock
+# 6.12's defaults), or th=N,r=R (N octets both ways, R offered or not).
+. "$(dirname "$0")/../guest-lib.sh"
+FAILED=0
+kind=timed round=0 kernel=ours configs=def versions="3 4.2" runtime=5 files=1000 memory=0
+workloads="randread-4k randwrite-4k randread-8k randwrite-8k randread-16k randwrite-16k read-1m write-1m meta"
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kind) kind=$2; shift 2 ;;
+	--round) round=$2; shift 2 ;;
+	--kernel) kernel=$2; shift 2 ;;
+	--configs) configs=$2; shift 2 ;;
+	--versions) versions=$2; shift 2 ;;
+	--workloads) workloads=$2; shift 2 ;;
+	--runtime) runtime=$2; shift 2 ;;
+	--files) files=$2; shift 2 ;;
+	--memory) memory=1; shift ;;
+	*) fail bench-args "unknown argument $1"; exit 1 ;;
+	esac
+done
+OUT=/results/bench.jsonl
+SYS=/proc/sys/sunrpc
+
+# ask LINE: the server's answer to one request (interop-server.sh)
+ask() { server_ask "$1"; }
+
+# kv KEY LINE: the value of KEY=value in LINE, "na" when absent
+kv() { local v; v=$(field "$1" "$2"); echo "${v:-na}"; }
+
+# counters MNT: the client's and the server's counters, one line of
+# key=value (na where this kernel has no such counter)
+counters() {
+	local s
+	s=$(ask bench)
+	echo "rpcs=$(mstat "$1" sends) segs=$(mstat "$1" chunk_segs)" \
+		"linv=$(mstat "$1" local_inv) rinv=$(mstat "$1" reminv)" \
+		"swi=$(kv send_inv "$s") splain=$(kv send_plain "$s") sq=$(kv SQ "$s")"
+}
+
+# delta KEY BEFORE AFTER: AFTER's KEY minus BEFORE's, "na" unless both
+# are numbers
+delta() {
+	local a b
+	a=$(kv "$1" "$2") b=$(kv "$1" "$3")
+	[[ "$a" =~ ^[0-9]+$ && "$b" =~ ^[0-9]+$ ]] && echo $((b - a)) || echo '"na"'
+}
+
+# configure CFG: both peers' settings for CFG; prints the threshold the
+# configuration asks for (0 for def: whatever each side booted with)
+configure() {
+	local th r
+	case "$1" in
+	def)
+		client_set max_inline_read "$(cat /tmp/boot-read)" &&
+			client_set max_inline_write "$(cat /tmp/boot-write)" || return 1
+		[ ! -e $SYS/rdma_remote_invalidation ] || client_set remote_invalidation 1 || return 1
+		[ "$(ask "set max_req_size=default max_send_size=default remote_invalidation=default")" = "set ok" ] ||
+			return 1
+		echo 0
+		return ;;
+	4k) th=4096 r=1 ;;
+	th=*,r=*) th=${1#th=}; th=${th%%,*}; r=${1##*r=} ;;
+	*) return 1 ;;
+	esac
+	client_set max_inline_read "$th" && client_set max_inline_write "$th" || return 1
+	if [ -e $SYS/rdma_remote_invalidation ]; then
+		client_set remote_invalidation "$r" || return 1
+	elif [ "$r" != 1 ]; then
+		return 1	# a stock client always offers R
+	fi
+	[ "$(ask "set max_req_size=$th max_send_size=0 remote_invalidation=$r")" = "set ok" ] || return 1
+	echo "$th"
+}
+
+# fio_rate JSONFILE rw: fio's I/O rate of the direction of rw, or
+# nothing when a job reported an error
+fio_rate() {
+	python3 - "$1" "$2" <<'EOF'
+import json, sys
+try:
+    j = json.load(open(sys.argv[1]))
+except (OSError, ValueError):
+    sys.exit(1)
+job = j["jobs"][0]
+if job.get("error"):
+    sys.exit(1)
+d = "write" if "write" in sys.argv[2] else "read"
+print("%.1f" % job[d]["iops"])
+EOF
+}
+
+# prep FILE BS SIZE: a file of verifiable BS blocks (not measured)
+prep() {
+	[ -s "$1" ] && return 0
+	timeout 300 fio --name=prep --filename="$1" --rw=write --bs="$2" --size="$3" \
+		--ioengine=libaio --iodepth=16 --direct=1 --verify=crc32c --do_verify=0 \
+		--output=/dev/null >/dev/null 2>&1
+}
+
+# run_fio MNT WL: one fio workload; prints its rate, fails without
+run_fio() {
+	local mnt=$1 wl=$2 rw bs size f
+	rw=${wl%-*} bs=${wl#*-}
+	case "$bs" in 1m) size=64m ;; *) size=32m ;; esac
+	f=$mnt/bench-$bs
+	# reads verify every block against the checksum prep wrote; writes
+	# are verified by fio's read pass after the measured write phase
+	prep "$f" "$bs" "$size" || return 1
+	timeout -k 10 $((runtime * 4 + 120)) fio --name="$wl" --filename="$f" --rw="$rw" \
+		--bs="$bs" --size="$size" --runtime="$runtime" --ioengine=libaio --iodepth=16 \
+		--direct=1 --verify=crc32c --do_verify=1 --verify_fatal=1 --randrepeat=0 \
+		--output-format=json --output=/tmp/fio.json >/dev/null 2>&1 || return 1
+	fio_rate /tmp/fio.json "$rw"
+}
+
+# run_meta MNT: create, stat, list, read back and remove $files files;
+# prints operations per second
+run_meta() {
+	timeout 600 python3 - "$1/meta" "$files" <<'EOF'
+import os, sys, time
+d, n = sys.argv[1], int(sys.argv[2])
+os.makedirs(d, exist_ok=True)
+names = ["f%05d" % i for i in range(n)]
+t = time.monotonic()
+for x in names:
+    with open(os.path.join(d, x), "w") as f:
+        f.write(x * 7)
+for x in names:
+    os.stat(os.path.join(d, x))
+if sorted(os.listdir(d)) != names:
+    sys.exit("readdir does not list the files created")
+for x in names:
+    with open(os.path.join(d, x)) as f:
+        if f.read() != x * 7:
+            sys.exit("%s reads back wrong" % x)
+for x in names:
+    os.unlink(os.path.join(d, x))
+print("%.1f" % (5 * n / (time.monotonic() - t)))
+EOF
+}
+
+# memory WHEN CFG VERS MNT SIZE: one "mem" line of both sides' buffers
+memory() {
+	local s srv cli calc n
+	s=$(ask "mem $5")
+	cli=$(kmalloc_count 'rpcrdma_(rep_create|regbuf_alloc)' "$5")
+	srv=$(kv recv "$s")
+	# what the server's settings give at connect: 2 * max_requests + 7
+	# Receives of the kmalloc size of SIZE (a power of two here)
+	n=$(( 2 * $(kv max_requests "$s") + 7 ))
+	calc=$(awk -v n="$n" -v s="$5" 'BEGIN { p = 1; while (p < s) p *= 2; print n ":" n * p }')
+	printf '{"kind":"mem","when":"%s","round":%s,"kernel":"%s","cfg":"%s","vers":"%s","size":%s,"server_recv":"%s","server_send":"%s","client_recv":"%s","server_recv_calc":"%s"}\n' \
+		"$1" "$round" "$kernel" "$2" "$3" "$5" "$srv" "$(kv send "$s")" "${cli/ /:}" "$calc" >>$OUT
+	if [ "$1" = connect ] && [ "$kernel" = ours ]; then
+		if [ "$srv" = "$calc" ]; then
+			pass "mem-$2-nfs$3-server-recv"
+		else
+			fail "mem-$2-nfs$3-server-recv" "allocated $srv (count:octets), settings give $calc"
+		fi
+	fi
+}
+
+modprobe rpcrdma 2>/dev/null	# the stock kernel's sysctls come with it
+cat $SYS/rdma_max_inline_read >/tmp/boot-read
+cat $SYS/rdma_max_inline_write >/tmp/boot-write
+echo "client kernel: $(uname -r)"
+nic=$(nic_up) || { fail bench-setup "no NIC"; exit 1; }
+setup_rdma rxe "$nic" 192.0.2.2/24 || { fail bench-setup "rdma link add failed"; exit 1; }
+wait_server
+echo 16384 >/sys/kernel/tracing/buffer_size_kb 2>/dev/null
+
+for cfg in $configs; do
+	for v in $versions; do
+		t=$kind-$kernel-$cfg-nfs$v mnt=/mnt/bench
+		th=$(configure "$cfg") || { fail "$t-configure" "a knob refused $cfg"; continue; }
+		size=$th
+		[ "$size" = 0 ] && size=$(cat /tmp/boot-read)
+		[ "$memory" = 0 ] || { kmalloc_mark "$size" && [ "$(ask "mem-mark $size")" = "mem-mark ok" ]; } ||
+			fail "$t-mem-mark" "kmem:kmalloc tracing"
+		mount_nfs "$v" "$mnt" || { fail "$t-mount" "mount failed"; continue; }
+		mkdir -p "$mnt/b$v"
+		[ "$memory" = 0 ] || memory connect "$cfg" "$v" "$mnt" "$size"
+		neg="c2s=$(cm c2s) s2c=$(cm s2c) r=$(cm r)"
+		for wl in $workloads; do
+			before=$(counters "$mnt")
+			rm -f /tmp/fio.json	# a failure's reason is this workload's
+			case "$wl" in
+			meta) rate=$(run_meta "$mnt/b$v") ;;
+			*) rate=$(run_fio "$mnt/b$v" "$wl") ;;
+			esac
+			ok=$?
+			sleep 1	# the server counts Sends when they complete
+			after=$(counters "$mnt")
+			if [ "$ok" = 0 ] && [ -n "$rate" ]; then
+				pass "$t-$wl"
+			else
+				fail "$t-$wl" "$(head -c 300 /tmp/fio.json 2>/dev/null | tr '\n' ' ')"
+				rate='"na"'
+			fi
+			printf '{"kind":"%s","round":%s,"kernel":"%s","cfg":"%s","th":%s,"vers":"%s","wl":"%s","rate":%s,"rpcs":%s,"segs":%s,"linv":%s,"rinv":%s,"swi":%s,"splain":%s,"sq":%s,"c2s":"%s","s2c":"%s","r":"%s"}\n' \
+				"$kind" "$round" "$kernel" "$cfg" "$th" "$v" "$wl" "$rate" \
+				"$(delta rpcs "$before" "$after")" "$(delta segs "$before" "$after")" \
+				"$(delta linv "$before" "$after")" "$(delta rinv "$before" "$after")" \
+				"$(delta swi "$before" "$after")" "$(delta splain "$before" "$after")" \
+				"$(delta sq "$before" "$after")" "$(kv c2s "$neg")" "$(kv s2c "$neg")" \
+				"$(kv r "$neg")" >>$OUT
+		done
+		[ "$memory" = 0 ] || memory after-io "$cfg" "$v" "$mnt" "$size"
+		umount_nfs "$mnt"
+	done
+done
+mount_nfs 3 /mnt/done && { touch "/mnt/done/DONE"; umount_nfs /mnt/done; }
+check_dmesg "$kind-$kernel-client-dmesg-clean"
+exit $FAILED

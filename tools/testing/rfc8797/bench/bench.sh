@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench: what RFC 8797 buys, measured between two guests linked only
+# to each other (interop.sh: an NFS server guest and a client guest over
+# soft-RoCE), with bench-client.sh as the client half.
+#
+# 1. The sweep (deterministic counters and memory; no timing), NFSv3:
+#    our kernel on both sides at 1, 4, 8, 16, 32 and 64 KiB thresholds
+#    with R on and off, and Debian's stock 6.12 on both sides at its
+#    defaults; one pass each of 4 KiB random reads and writes, 16 KiB
+#    random reads, 1 MiB reads and writes: counters per RPC and the
+#    buffers each connection allocated.
+# 2. Timed comparisons, interleaved: ROUNDS rounds, each one boot of our
+#    kernel on both sides (our defaults and stock's 4 KiB thresholds,
+#    alternating which goes first) and one boot of the stock kernel on
+#    both sides.  Each round gives one pair ours/stock and one pair
+#    ours/ours-4k per workload; report.py gives the median ratio and a
+#    bootstrap 95% interval over the pairs.  Under TCG a rate alone means
+#    nothing: only ratios of runs that alternated are reported.  NFSv3
+#    and v4.2; fio random reads and writes of 4, 8 and 16 KiB, 1 MiB
+#    reads and writes (3 s each), the metadata phase (200 files).
+#
+# BENCH=quick: 3 rounds, NFSv3, 4 KiB random reads and writes and 1 MiB
+# reads, a sweep at 4, 8 and 16 KiB with R on (about 20 minutes).
+# BENCH_ROUNDS overrides the number of rounds.  Results: $CACHE/bench/
+# STAMP/ (bench.md, the plots, every guest's output); the latest
+# complete run is copied to tools/testing/rfc8797/bench/results/.
+# Run it with nothing else on the machine: other guests slow one side.
+set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+mode=${BENCH:-full}
+case "$mode" in
+quick)
+	rounds=${BENCH_ROUNDS:-3} versions="3" runtime=4 files=200
+	workloads="randread-4k randwrite-4k read-1m"
+	sweep="4096 8192 16384" sweep_r="1" sweep_wl="randread-4k randwrite-4k read-1m"
+	;;
+full)
+	rounds=${BENCH_ROUNDS:-5} versions="3 4.2" runtime=3 files=200
+	workloads="randread-4k randwrite-4k randread-8k randwrite-8k randread-16k randwrite-16k read-1m write-1m meta"
+	sweep="1024 4096 8192 16384 32768 65536" sweep_r="1 0"
+	sweep_wl="randread-4k randwrite-4k randread-16k read-1m write-1m"
+	;;
+*) die "BENCH=$mode: quick or full" ;;
+esac
+if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+	[ "$(id -u)" = 0 ] || die "python3-matplotlib is missing (for the plots); run as root to install it"
+	msg "installing python3-matplotlib (the plots)"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		python3-matplotlib >"${TMPDIR:-/tmp}/rfc8797-apt.log" 2>&1 ||
+		die "apt-get install python3-matplotlib failed"
+fi
+"$RFC_HARNESS/stock.sh" >/dev/null || die "Debian's stock kernel is not available"
+out=$CACHE/bench/$(date +%Y%m%d-%H%M%S)
+mkdir -p "$out"
+msg "make bench ($mode): $out"
+start=$SECONDS failed=0
+
+# run NAME SERVER_KERNEL CLIENT_KERNEL CLIENT-ARGS...: one guest pair.
+# Debian's stock kernel has crashed under TCG between two stock guests
+# (list corruption in rxe_receiver, a double fault) and killed a shell of
+# its own (a general protection fault in libc): a pair in which a stock
+# guest did either is run again, at most twice, and said so in the
+# report; a crash of our kernel is never retried.
+retries=()
+run() {
+	local name=$1 sk=$2 ck=$3 try role k c dir
+	shift 3
+	for try in 1 2 3; do
+		dir=$out/$name
+		if [ "$try" != 1 ]; then
+			mkdir -p "$out/crashed"
+			mv "$dir" "$out/crashed/$name.$try"
+			msg "$name: again ($c)"
+		fi
+		msg "$name"
+		"$RFC_HARNESS/interop.sh" --results "$dir" --timeout 2400 \
+			--client "$RFC_HARNESS/bench/bench-client.sh" "$sk" "$ck" \
+			--server-args "--no-trace --wait 2400" "$@" >"$dir.log" 2>&1 && return 0
+		c=""
+		for role in server client; do
+			[ "$role" = server ] && k=$sk || k=$ck
+			[ "$k" = stock ] || continue
+			c=$(crash_of "$dir" "$role")
+			# or a process of the stock guest killed by a fault
+			[ -n "$c" ] || c=$(grep -a -m1 -o 'traps: .*general protection fault.*' \
+				"$dir/$role/tests.ktap" 2>/dev/null)
+			[ -n "$c" ] && { c="stock $role: $c"; break; }
+		done
+		[ -n "$c" ] && [ "$try" -lt 3 ] || break
+		retries+=("$name: $c")
+	done
+	failed=1
+	msg "$name failed: $(tail -n 1 "$dir.log")"
+	grep -h '^not ok' "$dir"/*/tests.ktap 2>/dev/null | head -n 5
+	[ -z "$c" ] || msg "$name: $c"
+}
+
+cfgs=()
+for th in $sweep; do
+	for r in $sweep_r; do cfgs+=("th=$th,r=$r"); done
+done
+# counters do not depend on the NFS version much: the sweep runs NFSv3
+run sweep-ours ours ours --kind sweep --kernel ours --memory --configs "${cfgs[*]}" \
+	--versions 3 --workloads "$sweep_wl" --runtime 2
+run sweep-stock stock stock --kind sweep --kernel stock --memory --configs def \
+	--versions 3 --workloads "$sweep_wl" --runtime 2
+for ((i = 1; i <= rounds; i++)); do
+	order="def 4k"
+	[ $((i % 2)) = 0 ] && order="4k def"
+	common=(--kind timed --round "$i" --versions "$versions" --workloads "$workloads"
+		--runtime "$runtime" --files "$files")
+	if [ $((i % 2)) = 1 ]; then
+		run "round$i-ours" ours ours "${common[@]}" --kernel ours --configs "$order"
+		run "round$i-stock" stock stock "${common[@]}" --kernel stock --configs def
+	else
+		run "round$i-stock" stock stock "${common[@]}" --kernel stock --configs def
+		run "round$i-ours" ours ours "${common[@]}" --kernel ours --configs "$order"
+	fi
+done
+# only the runs that completed (a retried pair's crashed run is renamed)
+cat "$out"/*/client/bench.jsonl >"$out/bench.jsonl" 2>/dev/null
+printf '%s\n' "${retries[@]}" >"$out/retries.txt"
+/usr/bin/python3 "$RFC_HARNESS/bench/report.py" --mode "$mode" --seconds $((SECONDS - start)) \
+	--retries "$out/retries.txt" "$out/bench.jsonl" "$out" || failed=1
+if [ "$failed" = 0 ]; then
+	mkdir -p "$RFC_HARNESS/bench/results"
+	cp "$out/bench.md" "$out"/*.png "$RFC_HARNESS/bench/results/"
+	msg "bench: $out/bench.md (copied to tools/testing/rfc8797/bench/results/)"
+else
+	msg "bench: a run failed, results kept in $out only"
+fi
+msg "bench ($mode): $((SECONDS - start)) s"
+exit $failed
