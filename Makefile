@@ -85,7 +85,7 @@ bisect-check: build
 interop: build
 	@$(H)/interop-matrix.sh
 
-bench: build
+bench: build-base
 	@$(H)/bench/bench.sh
 
 refresh:
@@ -131,8 +131,8 @@ help:
 	@echo "  INTEROP_CELLS      make interop: only the cells whose name matches this regex"
 	@echo "  DKMS_TESTS         dkms stage: tests/test-NAME.sh also run on the stock kernel with"
 	@echo "                     the DKMS module, e.g. \"server-sizes\" (default: none)"
-	@echo "  DKMS_KRELS         dkms stage: also build the module against these installed"
-	@echo "                     linux-headers, e.g. 6.12.115+deb12-amd64 (default: none)"
+	@echo "  DKMS_KRELS         dkms stage: also build the module against the headers of these"
+	@echo "                     kernels, installed on demand, e.g. 6.12.115+deb12-amd64"
 	@echo "  DKMS_INSTALL       dkms stage, set: also dpkg -i and apt purge the package in a"
 	@echo "                     stock guest (about 15 minutes)"
 	@echo "  BENCH              make bench: full (default, under 90 minutes) or quick"
@@ -140,7 +140,7 @@ help:
 	@echo "  FUZZ_SECONDS       libFuzzer time of make fuzz (default 600; the check stage runs 60)"
 	@echo "  WIRESHARK_LIVE_CASES  make wireshark-live: these cases of wireshark/live.sh (default: its first three)"
 	@echo "  RFC8797_KERNEL     kernel of every guest: ours (default), debug, base, stock, dkms or a path"
-	@echo "  RFC8797_INJECT     checksum, warning, remount or crash: break a run on purpose"
+	@echo "  RFC8797_INJECT     checksum, warning, remount, crash or reboot: break a run on purpose"
 	@echo "  RFC8797_CACHE      where the tree, builds and runs live (default ~/.cache/rfc8797)"
 	@echo "  RFC8797_BASE_VERSION  linux-source-6.12 to build on instead of the pin, e.g. 6.12.115"
 	@echo "                     or 6.12.115-2~deb12u1 (default: the pin, else the newest apt offers)"

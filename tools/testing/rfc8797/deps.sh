@@ -20,9 +20,13 @@ pkgs=(
 	tshark
 )
 # "deps.sh dkms" (make dkms, check.sh dkms): the packaging tools and
-# the headers of the stock kernel the guests boot, besides
+# the headers of the stock kernel the guests boot and of every kernel in
+# DKMS_KRELS, besides
 if [ "${1:-}" = dkms ]; then
 	pkgs+=(dkms debhelper dh-dkms "linux-headers-$STOCK_KREL")
+	for k in ${DKMS_KRELS:-}; do
+		pkgs+=("linux-headers-$k")
+	done
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -261,28 +261,8 @@ counters() {
 	fi
 }
 
-# stock_crash DIR SERVER_KERNEL CLIENT_KERNEL: true when a stock guest of
-# the cell crashed (panic, oops, BUG, double fault) and our guest did
-# not; sets crash_role and crash_line.  Such a cell is run once more
-# (one retry per matrix run): the stock kernel's own rdma_rxe has been
-# seen to take a double fault under TCG with our server as its peer (a
-# corrupted register state inside __kmalloc, an ACK being allocated), a
-# crash that no retry may hide when it is in our kernel.
-stock_crash() {
-	local dir=$1 role k c ours=""
-	crash_role="" crash_line=""
-	for role in server client; do
-		[ "$role" = server ] && k=$2 || k=$3
-		c=$(crash_of "$dir" "$role")
-		[ -n "$c" ] || continue
-		if [ "$k" = stock ]; then
-			crash_role=$role crash_line=$c
-		else
-			ours=$role
-		fi
-	done
-	[ -n "$crash_role" ] && [ -z "$ours" ]
-}
+# A cell whose stock guest had trouble and ours none (stock_trouble in
+# lib.sh) runs once more, once per matrix run, and the retry is reported.
 retries=1 retried=()
 
 start=$SECONDS
@@ -309,12 +289,12 @@ for cell in "${cells[@]}"; do
 		rc=$?
 		msg "  $name: exit $rc in $((SECONDS - t)) s"
 		[ "$rc" = 0 ] && break
-		stock_crash "$dir" "$skern" "$ckern" || break
+		stock_trouble "$dir" "$skern" "$ckern" || break
 		[ "$retries" -gt 0 ] || break
 		retries=$((retries - 1))
 		mv "$dir" "$dir.attempt$attempt"
 		mv "$dir.log" "$dir.attempt$attempt.log"
-		line="RETRY interop $name: the stock $crash_role kernel crashed ($crash_line), our guest logged no crash; first attempt kept in $dir.attempt$attempt"
+		line="RETRY interop $name: the stock $trouble_role guest $trouble_line; our guest had no trouble; first attempt kept in $dir.attempt$attempt"
 		echo "# $line" | tee -a ${rfile:+"$rfile"} >&2
 		retried+=("$line")
 	done
@@ -361,10 +341,12 @@ for cell in "${cells[@]}"; do
 				"$dir/client/tests.ktap" "$dir/server/tests.ktap" 2>/dev/null | head -n 1)
 			first=$(echo "$first" | sed -E 's/^not ok [0-9]+ //; s/ # /: /')
 			for role in server client; do
-				c=$(crash_of "$dir" "$role")
-				[ -z "$c" ] || first="the $role kernel crashed: $c"
+				c=$(guest_trouble "$dir" "$role")
+				[ -z "$c" ] || first="the $role guest $c"
 			done
-			rresult "not ok" "interop $name nfs$v" "${first:-guest exit $rc}, see $dir"
+			[ -n "$first" ] || first="server guest exit $(cat "$dir/server.exit" 2>/dev/null),$(:
+				) client guest exit $(cat "$dir/client.exit" 2>/dev/null), no failed test"
+			rresult "not ok" "interop $name nfs$v" "$first, see $dir"
 		fi
 		if [ "$cverdict" = pass ]; then
 			rresult ok "interop $name nfs$v counters"

@@ -36,7 +36,7 @@ results=$(cd "$results" && pwd)
 dumpargs=()
 [ "$dump" = 0 ] || dumpargs=(--dump "$results/link.pcap")
 sock=$results/link.sock
-rm -f "$sock"
+rm -f "$sock" "$results"/*.exit "$results"/*.stopped
 # shellcheck disable=SC2086
 "$RFC_HARNESS/guest.sh" --quiet --kernel "$skern" --name server --results "$results/server" \
 	--net "unix:$sock:server" --mac 52:54:00:12:34:01 --timeout $((ctimeout + 100)) "${dumpargs[@]}" \
@@ -53,6 +53,7 @@ while kill -0 "$cpid" 2>/dev/null; do
 	if ! kill -0 "$spid" 2>/dev/null; then
 		wait_timeout "$cpid" 20 && break
 		echo "interop: server guest gone, stopping the client guest" >&2
+		: >"$results/client.stopped"
 		pkill -TERM -f -- "path=$results/client,mount_tag=results" || true
 		break
 	fi
@@ -67,9 +68,14 @@ grace=180
 case "$crc" in 124|125) grace=5 ;; esac
 if ! wait_timeout "$spid" "$grace"; then
 	echo "interop: client guest gone (exit $crc), stopping the server guest" >&2
+	: >"$results/server.stopped"
 	pkill -TERM -f -- "path=$results/server,mount_tag=results" || true
 fi
 wait "$spid"
 src=$?
+# for guest_trouble (lib.sh): each guest's exit code, and ROLE.stopped
+# when this script stopped that guest because the other one had ended
+echo "$src" >"$results/server.exit"
+echo "$crc" >"$results/client.exit"
 echo "interop $skern server (exit $src) / $ckern client (exit $crc): $results"
 [ "$src" = 0 ] && [ "$crc" = 0 ]

@@ -173,3 +173,49 @@ crash_of() {
 	grep -a -m1 -E 'Kernel panic - not syncing|Oops: |BUG: |kernel BUG|double fault|KASAN|UBSAN' \
 		"$1/$2/console.log" 2>/dev/null | sed 's/^\[ *[0-9.]*\] //' | tr -d '\r'
 }
+
+# guest_trouble DIR ROLE: what went wrong with the guest ROLE of an
+# interop.sh run in DIR other than a failed test, nothing when nothing
+# did: a crash on its console, a process of it killed by a fault, or a
+# guest that ended without an exit status (QEMU gone: a triple fault
+# prints nothing) or at its time limit (interop.sh keeps guest.sh's exit
+# code in DIR/ROLE.exit, and leaves DIR/ROLE.stopped when it stopped the
+# guest because the other one had ended: that is not this guest's fault)
+guest_trouble() {
+	local c
+	c=$(crash_of "$1" "$2")
+	[ -n "$c" ] || c=$(grep -a -m1 -o 'traps: .*general protection fault.*' \
+		"$1/$2/console.log" "$1/$2/tests.ktap" 2>/dev/null | sed 's/^[^:]*://')
+	if [ -n "$c" ]; then
+		echo "crashed: $c"
+		return
+	fi
+	[ -e "$1/$2.stopped" ] && return
+	case "$(cat "$1/$2.exit" 2>/dev/null)" in
+	125) echo "died without an exit status and without a crash on its console" \
+		"(last line: $(tr -d '\r' <"$1/$2/console.log" 2>/dev/null | grep -a . | tail -n 1 | head -c 160))" ;;
+	124) echo "reached its time limit" ;;
+	esac
+}
+
+# stock_trouble DIR SERVER_KERNEL CLIENT_KERNEL: true when a stock guest
+# of an interop.sh run in DIR had guest_trouble and our guest had none;
+# sets trouble_role and trouble_line.  Such a run may be repeated (and
+# the repeat reported): Debian's stock kernel crashes under TCG with two
+# guests busy (rxe list corruption, a double fault, a triple fault, a
+# GPF in libc), while the same trouble in our kernel is never retried.
+stock_trouble() {
+	local role k t ours=""
+	trouble_role="" trouble_line=""
+	for role in server client; do
+		[ "$role" = server ] && k=$2 || k=$3
+		t=$(guest_trouble "$1" "$role")
+		[ -n "$t" ] || continue
+		if [ "$k" = stock ]; then
+			trouble_role=$role trouble_line=$t
+		else
+			ours=$role
+		fi
+	done
+	[ -n "$trouble_role" ] && [ -z "$ours" ]
+}

@@ -6,10 +6,13 @@
 #
 # 1. The sweep (deterministic counters and memory; no timing), NFSv3:
 #    our kernel on both sides at 1, 4, 8, 16, 32 and 64 KiB thresholds
-#    with R on and off, and Debian's stock 6.12 on both sides at its
-#    defaults; one pass each of 4 KiB random reads and writes, 16 KiB
-#    random reads, 1 MiB reads and writes: counters per RPC and the
-#    buffers each connection allocated.
+#    with R on and off, Debian's stock 6.12 on both sides at its
+#    defaults, and the base (the pinned source without the series, built
+#    with our test configuration: "make build-base"), so that what the
+#    series changes is seen apart from what Debian's configuration does;
+#    one pass each of 4 KiB random reads and writes, 16 KiB random reads,
+#    1 MiB reads and writes: counters per RPC and the buffers each
+#    connection allocated.
 # 2. Timed comparisons, interleaved: ROUNDS rounds, each one boot of our
 #    kernel on both sides (our defaults and stock's 4 KiB thresholds,
 #    alternating which goes first) and one boot of the stock kernel on
@@ -51,6 +54,8 @@ if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
 		die "apt-get install python3-matplotlib failed"
 fi
 "$RFC_HARNESS/stock.sh" >/dev/null || die "Debian's stock kernel is not available"
+[ -f "$CACHE/build/base/arch/x86/boot/bzImage" ] || "$RFC_HARNESS/tree.sh" base >/dev/null ||
+	die "the base kernel (tree.sh base) did not build"
 out=$CACHE/bench/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 msg "make bench ($mode): $out"
@@ -64,7 +69,7 @@ start=$SECONDS failed=0
 # report; a crash of our kernel is never retried.
 retries=()
 run() {
-	local name=$1 sk=$2 ck=$3 try role k c dir
+	local name=$1 sk=$2 ck=$3 try c dir
 	shift 3
 	for try in 1 2 3; do
 		dir=$out/$name
@@ -78,15 +83,7 @@ run() {
 			--client "$RFC_HARNESS/bench/bench-client.sh" "$sk" "$ck" \
 			--server-args "--no-trace --wait 2400" "$@" >"$dir.log" 2>&1 && return 0
 		c=""
-		for role in server client; do
-			[ "$role" = server ] && k=$sk || k=$ck
-			[ "$k" = stock ] || continue
-			c=$(crash_of "$dir" "$role")
-			# or a process of the stock guest killed by a fault
-			[ -n "$c" ] || c=$(grep -a -m1 -o 'traps: .*general protection fault.*' \
-				"$dir/$role/tests.ktap" 2>/dev/null)
-			[ -n "$c" ] && { c="stock $role: $c"; break; }
-		done
+		stock_trouble "$dir" "$sk" "$ck" && c="stock $trouble_role: $trouble_line"
 		[ -n "$c" ] && [ "$try" -lt 3 ] || break
 		retries+=("$name: $c")
 	done
@@ -104,6 +101,8 @@ done
 run sweep-ours ours ours --kind sweep --kernel ours --memory --configs "${cfgs[*]}" \
 	--versions 3 --workloads "$sweep_wl" --runtime 2
 run sweep-stock stock stock --kind sweep --kernel stock --memory --configs def \
+	--versions 3 --workloads "$sweep_wl" --runtime 2
+run sweep-base base base --kind sweep --kernel base --memory --configs def \
 	--versions 3 --workloads "$sweep_wl" --runtime 2
 for ((i = 1; i <= rounds; i++)); do
 	order="def 4k"

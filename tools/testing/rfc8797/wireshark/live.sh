@@ -201,8 +201,8 @@ for name in "${cases[@]}"; do
 	else
 		why=$(grep -h '^not ok' "$dir"/*/tests.ktap 2>/dev/null | head -n 1)
 		for role in server client; do
-			c=$(crash_of "$dir" "$role")
-			[ -z "$c" ] || why="the $role kernel crashed: $c"
+			c=$(guest_trouble "$dir" "$role")
+			[ -z "$c" ] || why="the $role guest $c"
 		done
 		emit FAIL "$name: capture ($skern server, $ckern client)" "guests exit $rc${why:+, $why}, see $dir"
 		[ -s "$dir/link.pcap" ] || continue
