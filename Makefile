@@ -130,7 +130,7 @@ help:
 	@echo "  STORM_DISCONNECTS  forced disconnects of the storm stage (default 5)"
 	@echo "  INTEROP_CELLS      make interop: only the cells whose name matches this regex"
 	@echo "  DKMS_TESTS         dkms stage: tests/test-NAME.sh also run on the stock kernel with"
-	@echo "                     the DKMS module, e.g. \"server-sizes\" (default: none)"
+	@echo "                     the DKMS module, e.g. \"agree client-negotiate\" (default: agree)"
 	@echo "  DKMS_KRELS         dkms stage: also build the module against the headers of these"
 	@echo "                     kernels, installed on demand, e.g. 6.12.115+deb12-amd64"
 	@echo "  DKMS_INSTALL       dkms stage, set: also dpkg -i and apt purge the package in a"

@@ -265,11 +265,12 @@ stage_interop() {
 # the headers of DKMS_KRELS, other installed 6.12 kernels: build only);
 # then one guest that boots the stock kernel with ours in updates/dkms:
 # modprobe loads ours (tests/dkms-module.sh), NFSv3 and v4.2 over rxe
-# with checksums (tests/nfs-basic.sh).  DKMS_TESTS="server-sizes ..."
-# adds those tests/test-NAME.sh, one guest each: server-sizes,
-# server-remote-inv, server-small-client and large-io; the tests that
-# read the client's sysfs xprt_info (agree, client-*) fail there, as
-# the commits behind it cannot be in the module (see dkms/README.rst).
+# with checksums (tests/nfs-basic.sh), then test-agree (both peers'
+# views and checksums over the grid of settings).  DKMS_TESTS="agree
+# client-negotiate ..." sets the tests/test-NAME.sh run there instead,
+# one guest each; the client's values come from its tracepoints there
+# (cm in guest-lib.sh), as its sysfs xprt_info keys cannot be in the
+# module (see dkms/README.rst).
 # Measured: 390 s (package 50 s, dkms build 86 s, guest 254 s) on the
 # two shared cores at load 7.
 stage_dkms() {
@@ -298,7 +299,7 @@ stage_dkms() {
 	result "dkms: build for $STOCK_KREL" pass
 	RFC8797_KERNEL=dkms e2e_guest dkms-rxe rxe "$RFC_HARNESS/tests/dkms-module.sh" \
 		"$RFC_HARNESS/tests/nfs-basic.sh" --transport rxe 3 4.2
-	for t in ${DKMS_TESTS:-}; do
+	for t in ${DKMS_TESTS-agree}; do
 		RFC8797_KERNEL=dkms e2e_guest "dkms-rxe-$t" rxe "$RFC_HARNESS/tests/dkms-module.sh" \
 			"$RFC_HARNESS/tests/test-$t.sh"
 	done

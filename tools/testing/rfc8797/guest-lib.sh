@@ -139,6 +139,7 @@ mount_nfs() {
 	3) src=$SERVER_ADDR:$EXPORT; opts="vers=3,nolock${opts:+,$opts}" ;;
 	*) src=$SERVER_ADDR:/; opts="vers=$vers${opts:+,$opts}" ;;
 	esac
+	cm_trace_start
 	timeout 60 mount -t nfs -o "$opts,proto=rdma,port=$RDMA_PORT" "$src" "$mnt"
 }
 
@@ -244,21 +245,66 @@ client_set() { echo "$2" >"/proc/sys/sunrpc/rdma_$1"; }
 # xprt_info (cm_status, cm_offset, server_send, server_recv, server_r,
 # client_sent, client_send, client_recv, client_r, c2s, s2c, r).
 # Prints "none" when no connected transport reports it, and fails with
-# "ambiguous: ..." when transports disagree.
+# "ambiguous: ..." when transports disagree.  A kernel whose sunrpc.ko
+# has no such keys (Debian's stock kernel with our rpcrdma.ko from the
+# DKMS package: the commits behind them change sunrpc.ko) gets the same
+# values from the client's tracepoints, see cm_traced.
 cm() {
-	local f v vals=""
+	local f v vals="" live=0
 	for f in /sys/kernel/sunrpc/xprt-switches/*/xprt-*/xprt_info; do
 		[ -f "$f" ] || continue
 		[ "$(cat "${f%/*}/dstaddr" 2>/dev/null)" = "${2:-$SERVER_ADDR}" ] || continue
+		grep -q '^rdma_' "$f" 2>/dev/null || { live=1; continue; }
 		v=$(sed -n "s/^rdma_$1=//p" "$f" 2>/dev/null)
 		[ -n "$v" ] && vals="$vals $v"
 	done
+	[ -n "$vals" ] || [ "$live" = 0 ] || vals=$(cm_traced "$1" "${2:-$SERVER_ADDR}")
 	vals=$(echo $vals | tr ' ' '\n' | sort -u | tr '\n' ' ')
 	vals=${vals% }
 	case "$vals" in
 	"") echo none ;;
 	*" "*) echo "ambiguous: $vals"; return 1 ;;
 	*) echo "$vals" ;;
+	esac
+}
+
+# The client's xprtrdma_cm_private and xprtrdma_inline_thresh events,
+# recorded in a trace instance of their own (trace_on and the tests'
+# own tracing leave it alone) from the first mount_nfs on.
+CM_TRACE=/sys/kernel/tracing/instances/rfc8797-cm
+cm_trace_start() {
+	[ -d $CM_TRACE ] && return 0
+	modprobe rpcrdma 2>/dev/null
+	[ -d /sys/kernel/tracing/events/rpcrdma/xprtrdma_cm_private ] || return 0
+	mkdir -p $CM_TRACE 2>/dev/null || return 0
+	echo 1 >$CM_TRACE/events/rpcrdma/xprtrdma_cm_private/enable
+	echo 1 >$CM_TRACE/events/rpcrdma/xprtrdma_inline_thresh/enable
+}
+
+# cm_traced KEY SERVER: rdma_KEY of the client's last connection to
+# SERVER, from the two events of that connection in $CM_TRACE (cm only
+# asks while a transport to SERVER is connected: these are its values,
+# the last of several when there are several); client_sent is the
+# rdma_cm_private_data setting, which that connection read
+cm_traced() {
+	local p i
+	p=$(grep -v '^#' $CM_TRACE/trace 2>/dev/null | grep -F "xprtrdma_cm_private: " |
+		grep -F -- "-> $2:" | tail -n 1)
+	i=$(grep -v '^#' $CM_TRACE/trace 2>/dev/null | grep -F "xprtrdma_inline_thresh: " |
+		grep -F -- "-> $2:" | tail -n 1)
+	case "$1" in
+	cm_status) field status "$p" ;;
+	cm_offset) field offset "$p" ;;
+	server_send) field send "$p" ;;
+	server_recv) field recv "$p" ;;
+	server_r) field R "$p" ;;
+	client_sent) cat /proc/sys/sunrpc/rdma_cm_private_data 2>/dev/null ;;
+	client_send) echo "$i" | sed -n 's|.* local send/recv=\([0-9]*\)/.*|\1|p' ;;
+	client_recv) echo "$i" | sed -n 's|.* local send/recv=[0-9]*/\([0-9]*\) .*|\1|p' ;;
+	client_r) echo "$i" | sed -n 's|.* local send/recv=[0-9/]* R=\([0-9]*\),.*|\1|p' ;;
+	c2s) echo "$i" | sed -n 's|.* neg send/recv=\([0-9]*\)/.*|\1|p' ;;
+	s2c) echo "$i" | sed -n 's|.* neg send/recv=[0-9]*/\([0-9]*\),.*|\1|p' ;;
+	r) echo "$i" | sed -n 's|.* neg R=\([0-9]*\).*|\1|p' ;;
 	esac
 }
 
