@@ -100,12 +100,13 @@ JOBS=${JOBS:-$(nproc)}
 # Debian's tools first (the kernel scripts want its python3-ply and -git)
 export PATH=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 
-# kmake OUTDIR MAKE-ARGS...: make in the prepared tree with its output in
-# OUTDIR, through ccache, with fixed build identity (reproducible images)
+# kmake OUTDIR MAKE-ARGS...: make in the prepared tree (KSRC=DIR: in
+# that source instead) with its output in OUTDIR, through ccache, with
+# fixed build identity (reproducible images)
 kmake() {
 	local out=$1
 	shift
-	make -C "$TREE" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
+	make -C "${KSRC:-$TREE}" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
 		KBUILD_BUILD_TIMESTAMP="rfc8797" KBUILD_BUILD_USER=rfc8797 \
 		KBUILD_BUILD_HOST=rfc8797 "$@"
 }

@@ -261,6 +261,17 @@ PY
 	ls "$dir" >&2
 }
 
+# src_at DIR COMMIT: a detached worktree of the tree at COMMIT in DIR,
+# so that building another commit never moves the shared tree (a make
+# check or make dkms may be reading it at the same time)
+src_at() {
+	[ "$(git -C "$1" rev-parse -q --verify HEAD 2>/dev/null)" = "$(g rev-parse "$2^{commit}")" ] &&
+		git -C "$1" diff --quiet HEAD -- && return
+	g worktree remove --force "$1" 2>/dev/null || rm -rf "$1"
+	g worktree prune
+	g worktree add -q --detach "$1" "$2"
+}
+
 # Build every commit of the series on its own (net/sunrpc and
 # everything the commit touches outside it): each patch must build.
 # The builds use their own output directory: an older commit's
@@ -268,7 +279,7 @@ PY
 # build/main would silently disable them (the KUnit suite, for one) in
 # the next incremental build of the test kernel.
 cmd_bisect() {
-	local c n=0 bad=0 log=$CACHE/logs/bisect.log out=$CACHE/build/bisect
+	local c n=0 bad=0 log=$CACHE/logs/bisect.log out=$CACHE/build/bisect src=$CACHE/src/bisect
 	cmd_prepare
 	: >"$log"
 	mkdir -p "$out"
@@ -277,8 +288,8 @@ cmd_bisect() {
 	cp "$CACHE/build/main/.config" "$out/.config"
 	for c in $(g rev-list --reverse "$BASE_TAG..work"); do
 		n=$((n + 1))
-		g checkout -q "$c"
-		if kmake "$out" -j"$JOBS" W=1 net/sunrpc/ >"$log.one" 2>&1 &&
+		git -C "$src" checkout -q "$c" 2>/dev/null || src_at "$src" "$c"
+		if KSRC=$src kmake "$out" -j"$JOBS" W=1 net/sunrpc/ >"$log.one" 2>&1 &&
 				! grep -q 'warning:' "$log.one"; then
 			cat "$log.one" >>"$log"
 			echo "builds: $n $(g log -1 --format=%s "$c")"
@@ -288,12 +299,11 @@ cmd_bisect() {
 			bad=1
 		fi
 	done
-	g checkout -q work
 	return $bad
 }
 
 cmd_base() {
-	local out=$CACHE/build/base log=$CACHE/logs/build-base.log rc=0
+	local out=$CACHE/build/base log=$CACHE/logs/build-base.log rc=0 src=$CACHE/src/base
 	cmd_prepare
 	[ -f "$CACHE/build/main/.config" ] ||
 		die "no configured test kernel: run 'make build' first"
@@ -301,10 +311,10 @@ cmd_base() {
 	# the same options, told apart by uname -r
 	sed 's/^CONFIG_LOCALVERSION=.*/CONFIG_LOCALVERSION="-rfc8797-base"/' \
 		"$CACHE/build/main/.config" >"$out/.config"
-	g checkout -q "$BASE_TAG"
-	msg "building the base kernel (no series) in $out, log $log"
-	kmake "$out" olddefconfig >"$log" 2>&1 && kmake "$out" -j"$JOBS" bzImage >>"$log" 2>&1 || rc=$?
-	g checkout -q work
+	src_at "$src" "$BASE_TAG"
+	msg "building the base kernel (no series) in $out from $src, log $log"
+	KSRC=$src kmake "$out" olddefconfig >"$log" 2>&1 &&
+		KSRC=$src kmake "$out" -j"$JOBS" bzImage >>"$log" 2>&1 || rc=$?
 	[ "$rc" = 0 ] || die "base kernel build failed, see $log"
 	echo "$out/arch/x86/boot/bzImage"
 }
