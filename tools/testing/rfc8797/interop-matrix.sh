@@ -263,13 +263,14 @@ counters() {
 
 # A cell whose stock guest had trouble and ours none (stock_trouble in
 # lib.sh) runs once more, once per matrix run, and the retry is reported.
-retries=1 retried=()
+retries=1 retried=() nrun=0
 
 start=$SECONDS
 for cell in "${cells[@]}"; do
 	read -r name skern ckern sargs cargs expect <<<"$cell"
 	# INTEROP_CELLS=REGEX: only the cells whose name matches
 	[[ "$name" =~ ${INTEROP_CELLS:-.} ]] || continue
+	nrun=$((nrun + 1))
 	[ "$sargs" = - ] && sargs=""
 	[ "$cargs" = - ] && cargs=""
 	dir=$out/${name//\//_}
@@ -357,7 +358,7 @@ for cell in "${cells[@]}"; do
 done
 cat >>"$table" <<EOF
 
-Wall time: $((SECONDS - start)) s for ${#cells[@]} cells.
+Wall time: $((SECONDS - start)) s for $nrun of ${#cells[@]} cells.
 $(for l in "${retried[@]}"; do printf '\n%s\n' "$l"; done)
 
 "client view": the client's \`xprtrdma_inline_thresh\` tracepoint, and for
@@ -385,8 +386,9 @@ tracepoint; no stray invalidation; a stock server's invalidations all counted
 as not negotiated, ours none; our two peers agree on c2s, s2c and R.
 "dkms" is Debian's stock kernel with our rpcrdma.ko from the DKMS package
 in updates/dkms: its server is checked as ours; its client has no sysfs
-xprt_info fields (their commits cannot be in a module), so its "client
-view" is the tracepoint alone.
+xprt_info fields (their commits cannot be in a module), so its R and
+status come from its xprtrdma_cm_private and xprtrdma_inline_thresh
+events instead (cm in guest-lib.sh).
 EOF
 if [ -n "$inject" ]; then
 	msg "RFC8797_INJECT=$inject: the table is not copied to $CACHE/interop/"
