@@ -127,16 +127,28 @@ prep() {
 		--output=/dev/null >/dev/null 2>&1
 }
 
-# run_fio MNT WL: one fio workload; prints its rate, fails without
+# wl_args DIR WL: the file, block size and file size of fio workload WL
+wl_args() {
+	local bs=${2#*-}
+	case "$bs" in 1m) echo "$1/bench-$bs $bs 64m" ;; *) echo "$1/bench-$bs $bs 32m" ;; esac
+}
+
+# fio_prep DIR WL: the file WL reads or overwrites, written before the
+# counters' first snapshot (so that no workload's counts include it)
+fio_prep() {
+	# shellcheck disable=SC2046
+	prep $(wl_args "$1" "$2")
+}
+
+# run_fio DIR WL: one fio workload on the file fio_prep wrote; prints
+# its rate, fails without
 run_fio() {
-	local mnt=$1 wl=$2 rw bs size f
-	rw=${wl%-*} bs=${wl#*-}
-	case "$bs" in 1m) size=64m ;; *) size=32m ;; esac
-	f=$mnt/bench-$bs
+	local rw=${2%-*} f bs size
+	read -r f bs size <<<"$(wl_args "$1" "$2")"
 	# reads verify every block against the checksum prep wrote; writes
 	# are verified by fio's read pass after the measured write phase
-	prep "$f" "$bs" "$size" || return 1
-	timeout -k 10 $((runtime * 4 + 120)) fio --name="$wl" --filename="$f" --rw="$rw" \
+	# (counted with the workload: its RPCs are part of it)
+	timeout -k 10 $((runtime * 4 + 120)) fio --name="$2" --filename="$f" --rw="$rw" \
 		--bs="$bs" --size="$size" --runtime="$runtime" --ioengine=libaio --iodepth=16 \
 		--direct=1 --verify=crc32c --do_verify=1 --verify_fatal=1 --randrepeat=0 \
 		--output-format=json --output=/tmp/fio.json >/dev/null 2>&1 || return 1
@@ -212,6 +224,10 @@ for cfg in $configs; do
 		[ "$memory" = 0 ] || memory connect "$cfg" "$v" "$mnt" "$size"
 		neg="c2s=$(cm c2s) s2c=$(cm s2c) r=$(cm r)"
 		for wl in $workloads; do
+			if [ "$wl" != meta ] && ! fio_prep "$mnt/b$v" "$wl"; then
+				fail "$t-$wl" "writing the file to $wl failed"
+				continue
+			fi
 			before=$(counters "$mnt")
 			rm -f /tmp/fio.json	# a failure's reason is this workload's
 			case "$wl" in
