@@ -345,8 +345,8 @@ for cell in "${cells[@]}"; do
 				c=$(guest_trouble "$dir" "$role")
 				[ -z "$c" ] || first="the $role guest $c"
 			done
-			[ -n "$first" ] || first="server guest exit $(cat "$dir/server.exit" 2>/dev/null),$(:
-				) client guest exit $(cat "$dir/client.exit" 2>/dev/null), no failed test"
+			[ -n "$first" ] || first="server guest exit $(cat "$dir/server.exit" 2>/dev/null)"\
+", client guest exit $(cat "$dir/client.exit" 2>/dev/null), no failed test"
 			rresult "not ok" "interop $name nfs$v" "$first, see $dir"
 		fi
 		if [ "$cverdict" = pass ]; then

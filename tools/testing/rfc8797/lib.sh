@@ -185,8 +185,8 @@ crash_of() {
 guest_trouble() {
 	local c
 	c=$(crash_of "$1" "$2")
-	[ -n "$c" ] || c=$(grep -a -m1 -o 'traps: .*general protection fault.*' \
-		"$1/$2/console.log" "$1/$2/tests.ktap" 2>/dev/null | sed 's/^[^:]*://')
+	[ -n "$c" ] || c=$(grep -a -h -m1 -o 'traps: .*general protection fault.*' \
+		"$1/$2/console.log" "$1/$2/tests.ktap" 2>/dev/null | head -n 1)
 	if [ -n "$c" ]; then
 		echo "crashed: $c"
 		return
