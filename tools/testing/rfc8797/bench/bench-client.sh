@@ -8,12 +8,14 @@
 # (and R), mounts each NFS version over RDMA and runs the workloads, one
 # mount each, every one verified: fio O_DIRECT libaio iodepth 16 random
 # reads and writes of 4, 8 and 16 KiB (randread-4k ... randwrite-16k),
-# 1 MiB sequential reads and writes (read-1m, write-1m; each with its
-# verification) and a metadata phase (meta: create, stat, list, read back
-# and remove FILES small files).  Each workload adds one JSON line to
-# /results/bench.jsonl with its rate (iops: fio's I/O rate of the
-# measured direction, or metadata operations per second) and the
-# counters of its mount over the measured phase: RPCs, chunk segments
+# 1 MiB sequential reads and writes (read-1m, write-1m) and a metadata
+# phase (meta: create, stat, list, read back and remove FILES small
+# files).  Reads check every block against prep's checksum and offset;
+# every block a write wrote is read back afterwards (write_check).  Each
+# workload adds one JSON line to /results/bench.jsonl with its rate
+# (iops: fio's I/O rate of the measured direction, or metadata
+# operations per second), the blocks checked, and the counters of its
+# mount over the measured phase: RPCs, chunk segments
 # (one memory registration each), LOCAL_INVs, replies with remote
 # invalidation (ours), the server's Sends with and without invalidate
 # (ours) and its Send Queue full waits.  A workload that fails its
@@ -119,6 +121,12 @@ print("%.1f" % job[d]["iops"])
 EOF
 }
 
+# fio_ios JSONFILE read|write: how many I/Os of that direction fio did
+fio_ios() {
+	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["jobs"][0][sys.argv[2]]["total_ios"])' \
+		"$1" "$2" 2>/dev/null
+}
+
 # prep FILE BS SIZE: a file of verifiable BS blocks (not measured)
 prep() {
 	[ -s "$1" ] && return 0
@@ -127,32 +135,81 @@ prep() {
 		--output=/dev/null >/dev/null 2>&1
 }
 
-# wl_args DIR WL: the file, block size and file size of fio workload WL
+# wl_args DIR WL: the file, block size and file size of fio workload WL;
+# reads and writes have files of their own, so that what a read checks
+# was written by prep, never by an earlier write workload
 wl_args() {
-	local bs=${2#*-}
-	case "$bs" in 1m) echo "$1/bench-$bs $bs 64m" ;; *) echo "$1/bench-$bs $bs 32m" ;; esac
+	local bs=${2#*-} rw=${2%%-*}
+	rw=${rw#rand}
+	case "$bs" in 1m) echo "$1/$rw-$bs $bs 64m" ;; *) echo "$1/$rw-$bs $bs 32m" ;; esac
 }
 
 # fio_prep DIR WL: the file WL reads or overwrites, written before the
-# counters' first snapshot (so that no workload's counts include it)
+# counters' first snapshot (so that no workload's counts include it); a
+# write workload's file only has to exist (in 1 MiB writes: quicker) and
+# to hold anything but the pattern that workload will write
 fio_prep() {
-	# shellcheck disable=SC2046
-	prep $(wl_args "$1" "$2")
+	local f bs size
+	read -r f bs size <<<"$(wl_args "$1" "$2")"
+	case "$2" in *write*) bs=1m ;; esac
+	prep "$f" "$bs" "$size"
+}
+
+# A write workload writes a pattern of its own (a token new for each run
+# followed by each block's offset, --verify_pattern=0xTOKEN%o) with a
+# random seed it keeps (--randseed) and saves fio's verify state in
+# $AUX.  fio's own read-back after a write phase stops at --runtime, so
+# a write phase that runs until its time limit would never be read back:
+# write_check reads every written block afterwards, outside the counted
+# phase.  wseed and wtoken are set by the caller for each write run.
+AUX=/tmp/fio-state
+write_args() {
+	echo "--verify=pattern --verify_pattern=0x$wtoken%o --randseed=$wseed --aux-path=$AUX"
 }
 
 # run_fio DIR WL: one fio workload on the file fio_prep wrote; prints
-# its rate, fails without
+# its rate, fails without.  Reads check every block they read against
+# the checksum and offset prep wrote; writes are checked by write_check.
 run_fio() {
-	local rw=${2%-*} f bs size
+	local rw=${2%-*} f bs size v
 	read -r f bs size <<<"$(wl_args "$1" "$2")"
-	# reads verify every block against the checksum prep wrote; writes
-	# are verified by fio's read pass after the measured write phase
-	# (counted with the workload: its RPCs are part of it)
+	case "$rw" in
+	*write) rm -rf "$AUX" && mkdir -p "$AUX" && v="$(write_args) --do_verify=0" || return 1 ;;
+	*) v="--verify=crc32c --do_verify=1 --randrepeat=0" ;;
+	esac
+	# shellcheck disable=SC2086
 	timeout -k 10 $((runtime * 4 + 120)) fio --name="$2" --filename="$f" --rw="$rw" \
 		--bs="$bs" --size="$size" --runtime="$runtime" --ioengine=libaio --iodepth=16 \
-		--direct=1 --verify=crc32c --do_verify=1 --verify_fatal=1 --randrepeat=0 \
+		--direct=1 $v --verify_fatal=1 \
 		--output-format=json --output=/tmp/fio.json >/dev/null 2>&1 || return 1
 	fio_rate /tmp/fio.json "$rw"
+}
+
+# write_check DIR WL: fio replays write workload WL from its saved state
+# (same seed, as many blocks as it wrote) and reads each block back: one
+# that does not hold this run's token and its own offset (a lost,
+# misplaced or corrupted write) fails.  Prints "checked written": the
+# blocks read back and the blocks the workload wrote.
+# RFC8797_INJECT=bench-write zeroes the first MiB of the file first, as
+# if those writes had been lost, to show the check failing.
+write_check() {
+	local rw=${2%-*} f bs size
+	read -r f bs size <<<"$(wl_args "$1" "$2")"
+	local rc=0 c w
+	w=$(fio_ios /tmp/fio.json write)
+	[ -s "$AUX/local-$2-0-verify.state" ] || { echo "- ${w:--}"; return 1; }
+	if [ "$INJECT" = bench-write ]; then
+		log "RFC8797_INJECT=bench-write: zeroing the first MiB of $f" >&2
+		dd if=/dev/zero of="$f" bs=1M count=1 conv=notrunc oflag=direct status=none
+	fi
+	# shellcheck disable=SC2046
+	timeout -k 10 600 fio --name="$2" --filename="$f" --rw="$rw" --bs="$bs" --size="$size" \
+		--ioengine=libaio --iodepth=16 --direct=1 $(write_args) --verify_fatal=1 \
+		--verify_only --verify_state_load=1 \
+		--output-format=json --output=/tmp/fio-check.json >/dev/null 2>/tmp/fio-check.err || rc=1
+	c=$(fio_ios /tmp/fio-check.json read)
+	echo "${c:--} ${w:--}"
+	return $rc
 }
 
 # run_meta MNT: create, stat, list, read back and remove $files files;
@@ -221,6 +278,8 @@ for cfg in $configs; do
 			fail "$t-mem-mark" "kmem:kmalloc tracing"
 		mount_nfs "$v" "$mnt" || { fail "$t-mount" "mount failed"; continue; }
 		mkdir -p "$mnt/b$v"
+		# rsize and wsize: how many READs or WRITEs one 1 MiB I/O takes
+		log "$t: $(awk -v m="$mnt" '$2 == m { print $4 }' /proc/mounts | tr ',' '\n' | grep -E '^(rsize|wsize)=' | tr '\n' ' ')"
 		[ "$memory" = 0 ] || memory connect "$cfg" "$v" "$mnt" "$size"
 		neg="c2s=$(cm c2s) s2c=$(cm s2c) r=$(cm r)"
 		for wl in $workloads; do
@@ -229,7 +288,8 @@ for cfg in $configs; do
 				continue
 			fi
 			before=$(counters "$mnt")
-			rm -f /tmp/fio.json	# a failure's reason is this workload's
+			rm -f /tmp/fio.json /tmp/fio-check.json /tmp/fio-check.err	# a failure's reason is this workload's
+			wseed=$((RANDOM << 15 | RANDOM)) wtoken=$(printf '%04x%04x' $RANDOM $RANDOM)
 			case "$wl" in
 			meta) rate=$(run_meta "$mnt/b$v") ;;
 			*) rate=$(run_fio "$mnt/b$v" "$wl") ;;
@@ -237,14 +297,27 @@ for cfg in $configs; do
 			ok=$?
 			sleep 1	# the server counts Sends when they complete
 			after=$(counters "$mnt")
+			# blocks checked: every block a read read, every block a
+			# write wrote (read back by write_check); none for meta
+			why="$(head -c 300 /tmp/fio.json 2>/dev/null | tr '\n' ' ')" checked='"na"'
+			case "$wl" in
+			meta) ;;
+			*write*)
+				[ "$ok" = 0 ] && read -r checked written <<<"$(write_check "$mnt/b$v" "$wl")"
+				if [ "$ok" = 0 ] && ! [[ "$checked" =~ ^[1-9][0-9]*$ && "$checked" = "$written" ]]; then
+					ok=1 why="read-back of the written blocks: $checked of $written checked $(head -n 2 /tmp/fio-check.err 2>/dev/null | tr '\n' ' ')"
+				fi ;;
+			*) checked=$(fio_ios /tmp/fio.json read) ;;
+			esac
+			[[ "$checked" =~ ^[0-9]+$ ]] || checked='"na"'
 			if [ "$ok" = 0 ] && [ -n "$rate" ]; then
 				pass "$t-$wl"
 			else
-				fail "$t-$wl" "$(head -c 300 /tmp/fio.json 2>/dev/null | tr '\n' ' ')"
+				fail "$t-$wl" "$why"
 				rate='"na"'
 			fi
-			printf '{"kind":"%s","round":%s,"kernel":"%s","cfg":"%s","th":%s,"vers":"%s","wl":"%s","rate":%s,"rpcs":%s,"segs":%s,"linv":%s,"rinv":%s,"swi":%s,"splain":%s,"sq":%s,"c2s":"%s","s2c":"%s","r":"%s"}\n' \
-				"$kind" "$round" "$kernel" "$cfg" "$th" "$v" "$wl" "$rate" \
+			printf '{"kind":"%s","round":%s,"kernel":"%s","cfg":"%s","th":%s,"vers":"%s","wl":"%s","rate":%s,"checked":%s,"rpcs":%s,"segs":%s,"linv":%s,"rinv":%s,"swi":%s,"splain":%s,"sq":%s,"c2s":"%s","s2c":"%s","r":"%s"}\n' \
+				"$kind" "$round" "$kernel" "$cfg" "$th" "$v" "$wl" "$rate" "$checked" \
 				"$(delta rpcs "$before" "$after")" "$(delta segs "$before" "$after")" \
 				"$(delta linv "$before" "$after")" "$(delta rinv "$before" "$after")" \
 				"$(delta swi "$before" "$after")" "$(delta splain "$before" "$after")" \

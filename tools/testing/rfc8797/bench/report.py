@@ -279,6 +279,16 @@ def main():
     w("")
     w("Guest pairs run again because Debian's stock kernel crashed (never ours): %s" % (
         "; ".join(retried) if retried else "none"))
+    fio_rows = [r for r in sweep + timed if r["wl"] != "meta"]
+
+    def checked(rw):
+        return sum(num(r.get("checked")) or 0 for r in fio_rows if rw in r["wl"])
+    unchecked = [r for r in fio_rows if not num(r.get("checked"))]
+    w("")
+    w("Data checked: %d blocks that the reads read (each against the checksum and offset "
+      "prep wrote), %d blocks that the writes wrote (each read back after its measured "
+      "phase, against that run's token and its offset); workload runs with no block "
+      "checked: %d." % (checked("read"), checked("write"), len(unchecked)))
     if a.seconds:
         w("")
         w("Wall time: %d s." % a.seconds)
