@@ -248,8 +248,11 @@ memory() {
 	# Receives of the kmalloc size of SIZE (a power of two here)
 	n=$(( 2 * $(kv max_requests "$s") + 7 ))
 	calc=$(awk -v n="$n" -v s="$5" 'BEGIN { p = 1; while (p < s) p *= 2; print n ":" n * p }')
-	printf '{"kind":"mem","when":"%s","round":%s,"kernel":"%s","cfg":"%s","vers":"%s","size":%s,"server_recv":"%s","server_send":"%s","client_recv":"%s","server_recv_calc":"%s"}\n' \
-		"$1" "$round" "$kernel" "$2" "$3" "$5" "$srv" "$(kv send "$s")" "${cli/ /:}" "$calc" >>$OUT
+	# connects: the client's connections since the mount (mountstats);
+	# the counts cover all of them, so a reconnect adds a set of buffers
+	printf '{"kind":"mem","when":"%s","round":%s,"kernel":"%s","cfg":"%s","vers":"%s","size":%s,"server_recv":"%s","server_send":"%s","client_recv":"%s","server_recv_calc":"%s","connects":"%s"}\n' \
+		"$1" "$round" "$kernel" "$2" "$3" "$5" "$srv" "$(kv send "$s")" "${cli/ /:}" "$calc" \
+		"$(mstat "$4" connects)" >>$OUT
 	if [ "$1" = connect ] && [ "$kernel" = ours ]; then
 		if [ "$srv" = "$calc" ]; then
 			pass "mem-$2-nfs$3-server-recv"
