@@ -121,10 +121,15 @@ print("%.1f" % job[d]["iops"])
 EOF
 }
 
-# fio_ios JSONFILE read|write: how many I/Os of that direction fio did
+# fio_ios JSONFILE read|write: how many I/Os of that direction fio did;
+# nothing when the job reported an error (fio counts an I/O when it is
+# submitted, not when it passed its check)
 fio_ios() {
-	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["jobs"][0][sys.argv[2]]["total_ios"])' \
-		"$1" "$2" 2>/dev/null
+	python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+if j.get("error"):
+    sys.exit(1)
+print(j[sys.argv[2]]["total_ios"])' "$1" "$2" 2>/dev/null
 }
 
 # prep FILE BS SIZE: a file of verifiable BS blocks (not measured)
@@ -188,27 +193,33 @@ run_fio() {
 # write_check DIR WL: fio replays write workload WL from its saved state
 # (same seed, as many blocks as it wrote) and reads each block back: one
 # that does not hold this run's token and its own offset (a lost,
-# misplaced or corrupted write) fails.  Prints "checked written": the
-# blocks read back and the blocks the workload wrote.
-# RFC8797_INJECT=bench-write zeroes the first MiB of the file first, as
-# if those writes had been lost, to show the check failing.
+# misplaced or corrupted write) fails.  Prints "checked written rc": the
+# blocks read back, the blocks the workload wrote and fio's exit status
+# (the count alone misses a bad block among the last ones read back:
+# they were all submitted when fio stopped).
+# RFC8797_INJECT=bench-write zeroes a MiB of the file first, as if those
+# writes had been lost, to show the check failing: the first MiB of a
+# random workload's file (the read-back stops short of the count), the
+# last block write-1m wrote (only fio's status says so).
 write_check() {
 	local rw=${2%-*} f bs size
 	read -r f bs size <<<"$(wl_args "$1" "$2")"
-	local rc=0 c w
+	local rc=0 c w off=0
 	w=$(fio_ios /tmp/fio.json write)
-	[ -s "$AUX/local-$2-0-verify.state" ] || { echo "- ${w:--}"; return 1; }
+	[ -s "$AUX/local-$2-0-verify.state" ] || { echo "- ${w:--} 1"; return 1; }
 	if [ "$INJECT" = bench-write ]; then
-		log "RFC8797_INJECT=bench-write: zeroing the first MiB of $f" >&2
-		dd if=/dev/zero of="$f" bs=1M count=1 conv=notrunc oflag=direct status=none
+		[ "$2" = write-1m ] && [ -n "$w" ] && off=$((w - 1))
+		log "RFC8797_INJECT=bench-write: zeroing MiB $off of $f" >&2
+		dd if=/dev/zero of="$f" bs=1M count=1 seek="$off" conv=notrunc oflag=direct status=none
 	fi
 	# shellcheck disable=SC2046
 	timeout -k 10 600 fio --name="$2" --filename="$f" --rw="$rw" --bs="$bs" --size="$size" \
 		--ioengine=libaio --iodepth=16 --direct=1 $(write_args) --verify_fatal=1 \
 		--verify_only --verify_state_load=1 \
 		--output-format=json --output=/tmp/fio-check.json >/dev/null 2>/tmp/fio-check.err || rc=1
-	c=$(fio_ios /tmp/fio-check.json read)
-	echo "${c:--} ${w:--}"
+	c=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["jobs"][0]["read"]["total_ios"])' \
+		/tmp/fio-check.json 2>/dev/null)
+	echo "${c:--} ${w:--} $rc"
 	return $rc
 }
 
@@ -306,9 +317,9 @@ for cfg in $configs; do
 			case "$wl" in
 			meta) ;;
 			*write*)
-				[ "$ok" = 0 ] && read -r checked written <<<"$(write_check "$mnt/b$v" "$wl")"
-				if [ "$ok" = 0 ] && ! [[ "$checked" =~ ^[1-9][0-9]*$ && "$checked" = "$written" ]]; then
-					ok=1 why="read-back of the written blocks: $checked of $written checked $(head -n 2 /tmp/fio-check.err 2>/dev/null | tr '\n' ' ')"
+				[ "$ok" = 0 ] && read -r checked written wrc <<<"$(write_check "$mnt/b$v" "$wl")"
+				if [ "$ok" = 0 ] && ! [[ "$wrc" = 0 && "$checked" =~ ^[1-9][0-9]*$ && "$checked" = "$written" ]]; then
+					ok=1 why="read-back of the written blocks: $checked of $written checked, fio exit ${wrc:-?}: $(head -n 2 /tmp/fio-check.err 2>/dev/null | tr '\n' ' ')"
 				fi ;;
 			*) checked=$(fio_ios /tmp/fio.json read) ;;
 			esac

@@ -282,7 +282,7 @@ def main():
     for m in mem:
         w("| %s | %s | %s | %s |%s %s | %s | %s | %s |" % (
             m["kernel"], "default (%d)" % m["size"] if m["cfg"] == "def" else m["cfg"],
-            m["vers"], m["when"], " %s |" % m.get("connects", "-") if conn else "",
+            m["vers"], m["when"], " %s |" % (m.get("connects") or "-") if conn else "",
             kib(m["server_recv"])[0], kib(m["server_recv_calc"])[0],
             kib(m["server_send"])[0], kib(m["client_recv"])[0]))
     w("")
@@ -301,10 +301,14 @@ def main():
         return sum(num(r.get("checked")) or 0 for r in fio_rows if rw in r["wl"])
     unchecked = [r for r in fio_rows if not num(r.get("checked"))]
     w("")
-    w("Data checked: %d blocks that the reads read (each against the checksum and offset "
-      "prep wrote), %d blocks that the writes wrote (each read back after its measured "
-      "phase, against that run's token and its offset); workload runs with no block "
-      "checked: %d." % (checked("read"), checked("write"), len(unchecked)))
+    if any("checked" in r for r in fio_rows):
+        w("Data checked: %d blocks that the reads read (each against the checksum and "
+          "offset prep wrote), %d blocks that the writes wrote (each read back after its "
+          "measured phase, against that run's token and its offset); workload runs with "
+          "no block checked (failed runs included): %d." % (
+              checked("read"), checked("write"), len(unchecked)))
+    else:
+        w("Data checked: not recorded (a run before the bench counted its checked blocks).")
     if a.seconds:
         w("")
         w("Wall time: %d s." % a.seconds)
