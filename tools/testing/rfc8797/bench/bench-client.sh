@@ -122,14 +122,13 @@ EOF
 }
 
 # fio_ios JSONFILE read|write: how many I/Os of that direction fio did;
-# nothing when the job reported an error (fio counts an I/O when it is
+# fails when the job reported an error (fio counts an I/O when it is
 # submitted, not when it passed its check)
 fio_ios() {
 	python3 -c 'import json, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]
-if j.get("error"):
-    sys.exit(1)
-print(j[sys.argv[2]]["total_ios"])' "$1" "$2" 2>/dev/null
+print(j[sys.argv[2]]["total_ios"])
+sys.exit(1 if j.get("error") else 0)' "$1" "$2" 2>/dev/null
 }
 
 # prep FILE BS SIZE: a file of verifiable BS blocks (not measured)
@@ -202,10 +201,9 @@ run_fio() {
 # random workload's file (the read-back stops short of the count), the
 # last block write-1m wrote (only fio's status says so).
 write_check() {
-	local rw=${2%-*} f bs size
+	local rw=${2%-*} f bs size rc=0 c w off=0
 	read -r f bs size <<<"$(wl_args "$1" "$2")"
-	local rc=0 c w off=0
-	w=$(fio_ios /tmp/fio.json write)
+	w=$(fio_ios /tmp/fio.json write) || w=
 	[ -s "$AUX/local-$2-0-verify.state" ] || { echo "- ${w:--} 1"; return 1; }
 	if [ "$INJECT" = bench-write ]; then
 		[ "$2" = write-1m ] && [ -n "$w" ] && off=$((w - 1))
@@ -217,8 +215,7 @@ write_check() {
 		--ioengine=libaio --iodepth=16 --direct=1 $(write_args) --verify_fatal=1 \
 		--verify_only --verify_state_load=1 \
 		--output-format=json --output=/tmp/fio-check.json >/dev/null 2>/tmp/fio-check.err || rc=1
-	c=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["jobs"][0]["read"]["total_ios"])' \
-		/tmp/fio-check.json 2>/dev/null)
+	c=$(fio_ios /tmp/fio-check.json read) || rc=1
 	echo "${c:--} ${w:--} $rc"
 	return $rc
 }
@@ -313,7 +310,7 @@ for cfg in $configs; do
 			after=$(counters "$mnt")
 			# blocks checked: every block a read read, every block a
 			# write wrote (read back by write_check); none for meta
-			why="$(head -c 300 /tmp/fio.json 2>/dev/null | tr '\n' ' ')" checked='"na"'
+			why='' checked='"na"'
 			case "$wl" in
 			meta) ;;
 			*write*)
@@ -321,13 +318,13 @@ for cfg in $configs; do
 				if [ "$ok" = 0 ] && ! [[ "$wrc" = 0 && "$checked" =~ ^[1-9][0-9]*$ && "$checked" = "$written" ]]; then
 					ok=1 why="read-back of the written blocks: $checked of $written checked, fio exit ${wrc:-?}: $(head -n 2 /tmp/fio-check.err 2>/dev/null | tr '\n' ' ')"
 				fi ;;
-			*) checked=$(fio_ios /tmp/fio.json read) ;;
+			*) checked=$(fio_ios /tmp/fio.json read) || checked= ;;
 			esac
 			[[ "$checked" =~ ^[0-9]+$ ]] || checked='"na"'
 			if [ "$ok" = 0 ] && [ -n "$rate" ]; then
 				pass "$t-$wl"
 			else
-				fail "$t-$wl" "$why"
+				fail "$t-$wl" "${why:-$(head -c 300 /tmp/fio.json 2>/dev/null | tr '\n' ' ')}"
 				rate='"na"'
 			fi
 			printf '{"kind":"%s","round":%s,"kernel":"%s","cfg":"%s","th":%s,"vers":"%s","wl":"%s","rate":%s,"checked":%s,"rpcs":%s,"segs":%s,"linv":%s,"rinv":%s,"swi":%s,"splain":%s,"sq":%s,"c2s":"%s","s2c":"%s","r":"%s"}\n' \
