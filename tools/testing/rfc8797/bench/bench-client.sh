@@ -56,25 +56,52 @@ SYS=/proc/sys/sunrpc
 # ask LINE: the server's answer to one request (interop-server.sh)
 ask() { server_ask "$1"; }
 
-# kv KEY LINE: the value of KEY=value in LINE, "na" when absent
-kv() { local v; v=$(field "$1" "$2"); echo "${v:-na}"; }
+# kv KEY LINE: the value of KEY=value in LINE, "na" when absent (as
+# guest-lib.sh's field, without starting a process: make bench reads a
+# few dozen values per workload, and a process costs tens of
+# milliseconds in a TCG guest)
+kv() {
+	if [[ " $2" =~ \ $1=([^ ]*) ]] && [ -n "${BASH_REMATCH[1]}" ]; then
+		echo "${BASH_REMATCH[1]}"
+	else
+		echo na
+	fi
+}
 
 # counters MNT: the client's and the server's counters, one line of
-# key=value (na where this kernel has no such counter)
+# key=value (na where this kernel has no such counter): the fields of
+# the rdma xprt line of MNT in /proc/self/mountstats that mstat
+# (guest-lib.sh) names sends, chunk_segs (13 + 14 + 15), local_inv and
+# reminv, read in one pass; and the server's Send counters, once they
+# have stopped moving (interop-server.sh "counters")
 counters() {
 	local s
-	s=$(ask bench)
-	echo "rpcs=$(mstat "$1" sends) segs=$(mstat "$1" chunk_segs)" \
-		"linv=$(mstat "$1" local_inv) rinv=$(mstat "$1" reminv)" \
-		"swi=$(kv send_inv "$s") splain=$(kv send_plain "$s") sq=$(kv SQ "$s")"
+	s=$(ask counters)
+	awk -v m=" $1 " '
+		function f(n) { return n <= NF ? $n : "na" }
+		/^device / { cur = index($0, "mounted on" m) > 0 }
+		cur && $1 == "xprt:" && $2 == "rdma" {
+			segs = NF >= 15 ? $13 + $14 + $15 : "na"
+			printf "rpcs=%s segs=%s linv=%s rinv=%s", f(8), segs, f(27), f(30)
+			ok = 1
+			exit
+		}
+		END { if (!ok) printf "rpcs=na segs=na linv=na rinv=na" }
+	' /proc/self/mountstats
+	echo " swi=$(kv send_inv "$s") splain=$(kv send_plain "$s") sq=$(kv SQ "$s")"
 }
 
 # delta KEY BEFORE AFTER: AFTER's KEY minus BEFORE's, "na" unless both
 # are numbers
 delta() {
-	local a b
-	a=$(kv "$1" "$2") b=$(kv "$1" "$3")
-	[[ "$a" =~ ^[0-9]+$ && "$b" =~ ^[0-9]+$ ]] && echo $((b - a)) || echo '"na"'
+	if [[ " $2" =~ \ $1=([0-9]+)( |$) ]]; then
+		local a=${BASH_REMATCH[1]}
+		if [[ " $3" =~ \ $1=([0-9]+)( |$) ]]; then
+			echo $((BASH_REMATCH[1] - a))
+			return
+		fi
+	fi
+	echo '"na"'
 }
 
 # configure CFG: both peers' settings for CFG; prints the threshold the
@@ -104,30 +131,14 @@ configure() {
 	echo "$th"
 }
 
-# fio_rate JSONFILE rw: fio's I/O rate of the direction of rw, or
-# nothing when a job reported an error
-fio_rate() {
-	python3 - "$1" "$2" <<'EOF'
-import json, sys
-try:
-    j = json.load(open(sys.argv[1]))
-except (OSError, ValueError):
-    sys.exit(1)
-job = j["jobs"][0]
-if job.get("error"):
-    sys.exit(1)
-d = "write" if "write" in sys.argv[2] else "read"
-print("%.1f" % job[d]["iops"])
-EOF
-}
-
-# fio_ios JSONFILE read|write: how many I/Os of that direction fio did;
-# fails when the job reported an error (fio counts an I/O when it is
-# submitted, not when it passed its check)
+# fio_ios JSONFILE read|write: "IOS RATE", how many I/Os of that
+# direction fio did and its rate of them; fails when the job reported an
+# error (fio counts an I/O when it is submitted, not when it passed its
+# check)
 fio_ios() {
 	python3 -c 'import json, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]
-print(j[sys.argv[2]]["total_ios"])
+print(j[sys.argv[2]]["total_ios"], "%.1f" % j[sys.argv[2]]["iops"])
 sys.exit(1 if j.get("error") else 0)' "$1" "$2" 2>/dev/null
 }
 
@@ -172,7 +183,7 @@ write_args() {
 }
 
 # run_fio DIR WL: one fio workload on the file fio_prep wrote; prints
-# its rate, fails without.  Reads check every block they read against
+# "IOS RATE" (fio_ios), fails without.  Reads check every block they read against
 # the checksum and offset prep wrote; writes are checked by write_check.
 run_fio() {
 	local rw=${2%-*} f bs size v
@@ -186,14 +197,15 @@ run_fio() {
 		--bs="$bs" --size="$size" --runtime="$runtime" --ioengine=libaio --iodepth=16 \
 		--direct=1 $v --verify_fatal=1 \
 		--output-format=json --output=/tmp/fio.json >/dev/null 2>&1 || return 1
-	fio_rate /tmp/fio.json "$rw"
+	case "$rw" in *write) fio_ios /tmp/fio.json write ;; *) fio_ios /tmp/fio.json read ;; esac
 }
 
-# write_check DIR WL: fio replays write workload WL from its saved state
+# write_check DIR WL WRITTEN: fio replays write workload WL from its saved state
 # (same seed, as many blocks as it wrote) and reads each block back: one
 # that does not hold this run's token and its own offset (a lost,
 # misplaced or corrupted write) fails.  Prints "checked written rc": the
-# blocks read back, the blocks the workload wrote and fio's exit status
+# blocks read back, WRITTEN (the blocks the workload wrote, as fio
+# counted them) and fio's exit status
 # (the count alone misses a bad block among the last ones read back:
 # they were all submitted when fio stopped).
 # RFC8797_INJECT=bench-write zeroes a MiB of the file first, as if those
@@ -201,9 +213,8 @@ run_fio() {
 # random workload's file (the read-back stops short of the count), the
 # last block write-1m wrote (only fio's status says so).
 write_check() {
-	local rw=${2%-*} f bs size rc=0 c w off=0
+	local rw=${2%-*} w=$3 f bs size rc=0 c out off=0
 	read -r f bs size <<<"$(wl_args "$1" "$2")"
-	w=$(fio_ios /tmp/fio.json write) || w=
 	[ -s "$AUX/local-$2-0-verify.state" ] || { echo "- ${w:--} 1"; return 1; }
 	if [ "$INJECT" = bench-write ]; then
 		[ "$2" = write-1m ] && [ -n "$w" ] && off=$((w - 1))
@@ -215,7 +226,8 @@ write_check() {
 		--ioengine=libaio --iodepth=16 --direct=1 $(write_args) --verify_fatal=1 \
 		--verify_only --verify_state_load=1 \
 		--output-format=json --output=/tmp/fio-check.json >/dev/null 2>/tmp/fio-check.err || rc=1
-	c=$(fio_ios /tmp/fio-check.json read) || rc=1
+	out=$(fio_ios /tmp/fio-check.json read) || rc=1
+	read -r c _ <<<"$out"
 	echo "${c:--} ${w:--} $rc"
 	return $rc
 }
@@ -244,6 +256,13 @@ for x in names:
     os.unlink(os.path.join(d, x))
 print("%.1f" % (5 * n / (time.monotonic() - t)))
 EOF
+}
+
+# stamp VAR: sets VAR to the time in milliseconds (the phase times in
+# the log)
+stamp() {
+	local t=${EPOCHREALTIME/[.,]/}
+	printf -v "$1" %s $((t / 1000))
 }
 
 # memory WHEN CFG VERS MNT SIZE: one "mem" line of both sides' buffers
@@ -281,46 +300,58 @@ echo 16384 >/sys/kernel/tracing/buffer_size_kb 2>/dev/null
 
 for cfg in $configs; do
 	for v in $versions; do
-		t=$kind-$kernel-$cfg-nfs$v mnt=/mnt/bench
+		# the files are the same for every mount of this boot (fio_prep
+		# writes them once): NFSv3 and v4.2 see the same export
+		t=$kind-$kernel-$cfg-nfs$v mnt=/mnt/bench dir=/mnt/bench/b
 		th=$(configure "$cfg") || { fail "$t-configure" "a knob refused $cfg"; continue; }
 		size=$th
 		[ "$size" = 0 ] && size=$(cat /tmp/boot-read)
 		[ "$memory" = 0 ] || { kmalloc_mark "$size" && [ "$(ask "mem-mark $size")" = "mem-mark ok" ]; } ||
 			fail "$t-mem-mark" "kmem:kmalloc tracing"
 		mount_nfs "$v" "$mnt" || { fail "$t-mount" "mount failed"; continue; }
-		mkdir -p "$mnt/b$v"
+		mkdir -p "$dir"
 		# rsize and wsize: how many READs or WRITEs one 1 MiB I/O takes
-		log "$t: $(awk -v m="$mnt" '$2 == m { print $4 }' /proc/mounts | tr ',' '\n' | grep -E '^(rsize|wsize)=' | tr '\n' ' ')"
+		log "$t: $(awk -v m="$mnt" '$2 == m { n = split($4, o, ","); for (i = 1; i <= n; i++) if (o[i] ~ /^[rw]size=/) printf "%s ", o[i] }' /proc/mounts)"
 		[ "$memory" = 0 ] || memory connect "$cfg" "$v" "$mnt" "$size"
 		neg="c2s=$(cm c2s) s2c=$(cm s2c) r=$(cm r)"
 		for wl in $workloads; do
-			if [ "$wl" != meta ] && ! fio_prep "$mnt/b$v" "$wl"; then
+			stamp t0
+			if [ "$wl" != meta ] && ! fio_prep "$dir" "$wl"; then
 				fail "$t-$wl" "writing the file to $wl failed"
 				continue
 			fi
+			stamp t1
 			before=$(counters "$mnt")
+			stamp t2
 			rm -f /tmp/fio.json /tmp/fio-check.json /tmp/fio-check.err	# a failure's reason is this workload's
 			wseed=$((RANDOM << 15 | RANDOM)) wtoken=$(printf '%04x%04x' $RANDOM $RANDOM)
+			ios=''
 			case "$wl" in
-			meta) rate=$(run_meta "$mnt/b$v") ;;
-			*) rate=$(run_fio "$mnt/b$v" "$wl") ;;
+			meta) rate=$(run_meta "$dir") ;;
+			*) rate=$(run_fio "$dir" "$wl") && read -r ios rate <<<"$rate" ;;
 			esac
 			ok=$?
-			sleep 1	# the server counts Sends when they complete
+			stamp t3
 			after=$(counters "$mnt")
+			stamp t4
 			# blocks checked: every block a read read, every block a
 			# write wrote (read back by write_check); none for meta
 			why='' checked='"na"'
 			case "$wl" in
 			meta) ;;
 			*write*)
-				[ "$ok" = 0 ] && read -r checked written wrc <<<"$(write_check "$mnt/b$v" "$wl")"
+				[ "$ok" = 0 ] && read -r checked written wrc <<<"$(write_check "$dir" "$wl" "$ios")"
 				if [ "$ok" = 0 ] && ! [[ "$wrc" = 0 && "$checked" =~ ^[1-9][0-9]*$ && "$checked" = "$written" ]]; then
 					ok=1 why="read-back of the written blocks: $checked of $written checked, fio exit ${wrc:-?}: $(head -n 2 /tmp/fio-check.err 2>/dev/null | tr '\n' ' ')"
 				fi ;;
-			*) checked=$(fio_ios /tmp/fio.json read) || checked= ;;
+			*) checked=$ios ;;
 			esac
 			[[ "$checked" =~ ^[0-9]+$ ]] || checked='"na"'
+			stamp t5
+			# where a workload's time goes (the workload itself: run)
+			# shellcheck disable=SC2154 # stamp sets t0..t5
+			log "$t-$wl ms: prep $((t1 - t0)) counters $((t2 - t1)) run $((t3 - t2))" \
+				"counters $((t4 - t3)) check $((t5 - t4))"
 			if [ "$ok" = 0 ] && [ -n "$rate" ]; then
 				pass "$t-$wl"
 			else

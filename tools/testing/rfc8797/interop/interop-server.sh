@@ -30,6 +30,12 @@
 #   mem SIZE           "mem recv=N:OCTETS send=N:OCTETS max_requests=M":
 #                      the Receive and Send buffers of SIZE octets svcrdma
 #                      allocated since the mark (guest-lib.sh kmalloc_*)
+#   counters           "counters send_inv=A send_plain=B SQ=S" as in a
+#                      snapshot, once they have stopped moving (svcrdma
+#                      counts a Send when it completes, a little after
+#                      the client has the reply), without the rest of a
+#                      snapshot: make bench asks before and after each
+#                      workload
 #
 #   interop-server.sh [--no-private-data] [--no-trace] [--wait SEC] [--transport rxe|siw]
 #   interop-server.sh --request LINE   (run by the listener)
@@ -63,8 +69,43 @@ request() {
 			$(kmalloc_count 'svc_rdma_[a-z_]*send' "${1#mem }")
 		echo "mem recv=$1:$2 send=$3:$4 max_requests=$(cat $SYS/max_requests)"
 		return ;;
+	counters)
+		counters
+		return ;;
 	esac
 	snapshot "$1"
+}
+
+# send_counts: sets COUNTS to the Send and Send Queue full counters, read
+# without a process of their own (in a TCG guest each costs tens of
+# milliseconds, and make bench reads them twice a workload)
+send_counts() {
+	local inv=na plain=na sq=na f k v
+	[ -r $SYS/rdma_stat_send_inv ] && read -r inv <$SYS/rdma_stat_send_inv
+	[ -r $SYS/rdma_stat_send_plain ] && read -r plain <$SYS/rdma_stat_send_plain
+	if [ -d $SQ_TRACE ]; then
+		sq=0
+		for f in $SQ_TRACE/per_cpu/cpu*/stats; do
+			while read -r k v; do
+				case "$k" in entries: | overrun:) sq=$((sq + v)) ;; esac
+			done <"$f"
+		done
+	fi
+	COUNTS="send_inv=$inv send_plain=$plain SQ=$sq"
+}
+
+# counters: the counters once two readings 0.3 s apart agree (at most
+# about 6 s; then the last reading)
+counters() {
+	local i prev
+	send_counts
+	for ((i = 0; i < 20; i++)); do
+		prev=$COUNTS
+		sleep 0.3
+		send_counts
+		[ "$COUNTS" = "$prev" ] && break
+	done
+	echo "counters $COUNTS"
 }
 
 snapshot() {
