@@ -185,10 +185,10 @@ def main():
     for vers in sorted({r["vers"] for r in timed}):
         per_k = {}
         for k in ("ours", "stock"):
-            xs = sorted(num(r["sq"]) for r in timed
-                        if (r["kernel"], r["cfg"], r["vers"], r["wl"]) == (k, "def", vers, "read-1m")
-                        and num(r["sq"]) is not None)
-            per_k[k] = xs[len(xs) // 2] if xs else None
+            xs = [num(r["sq"]) for r in timed
+                  if (r["kernel"], r["cfg"], r["vers"], r["wl"]) == (k, "def", vers, "read-1m")
+                  and num(r["sq"]) is not None]
+            per_k[k] = statistics.median(xs) if xs else None
         if per_k["ours"] is not None and per_k["stock"] is not None:
             sq.append((vers + " timed (median)", "stock", per_k["ours"], per_k["stock"]))
     if sq:
