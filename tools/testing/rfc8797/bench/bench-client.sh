@@ -57,9 +57,9 @@ SYS=/proc/sys/sunrpc
 ask() { server_ask "$1"; }
 
 # kv KEY LINE: the value of KEY=value in LINE, "na" when absent (as
-# guest-lib.sh's field, without starting a process: make bench reads a
-# few dozen values per workload, and a process costs tens of
-# milliseconds in a TCG guest)
+# guest-lib.sh's field, with bash's regex instead of a grep | head | cut
+# pipeline: make bench reads a few dozen values per workload, and a
+# process costs tens of milliseconds in a TCG guest)
 kv() {
 	if [[ " $2" =~ \ $1=([^ ]*) ]] && [ -n "${BASH_REMATCH[1]}" ]; then
 		echo "${BASH_REMATCH[1]}"
@@ -142,12 +142,16 @@ print(j[sys.argv[2]]["total_ios"], "%.1f" % j[sys.argv[2]]["iops"])
 sys.exit(1 if j.get("error") else 0)' "$1" "$2" 2>/dev/null
 }
 
-# prep FILE BS SIZE: a file of verifiable BS blocks (not measured)
+# prep FILE BS SIZE: a file of verifiable BS blocks (not measured),
+# written under another name and renamed when complete: a prep that
+# failed or timed out leaves no FILE for a later mount to take as done
 prep() {
 	[ -s "$1" ] && return 0
-	timeout 300 fio --name=prep --filename="$1" --rw=write --bs="$2" --size="$3" \
+	timeout 300 fio --name=prep --filename="$1.part" --rw=write --bs="$2" --size="$3" \
 		--ioengine=libaio --iodepth=16 --direct=1 --verify=crc32c --do_verify=0 \
-		--output=/dev/null >/dev/null 2>&1
+		--output=/dev/null >/dev/null 2>&1 && mv "$1.part" "$1" && return 0
+	rm -f "$1.part"
+	return 1
 }
 
 # wl_args DIR WL: the file, block size and file size of fio workload WL;
@@ -183,8 +187,9 @@ write_args() {
 }
 
 # run_fio DIR WL: one fio workload on the file fio_prep wrote; prints
-# "IOS RATE" (fio_ios), fails without.  Reads check every block they read against
-# the checksum and offset prep wrote; writes are checked by write_check.
+# "IOS RATE" (fio_ios), fails when fio or its job failed.  Reads check
+# every block they read against the checksum and offset prep wrote;
+# writes are checked by write_check.
 run_fio() {
 	local rw=${2%-*} f bs size v
 	read -r f bs size <<<"$(wl_args "$1" "$2")"

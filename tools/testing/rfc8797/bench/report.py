@@ -194,8 +194,8 @@ def main():
     if sq:
         tgt.append(("Send Queue full waits of 1 MiB reads cut >= 10x",
                     "; ".join("nfs%s ours %s, %s %s" % (
-                        v, "-" if a_ is None else "%d" % a_, other,
-                        "-" if b_ is None else "%d" % b_)
+                        v, "-" if a_ is None else "%.10g" % a_, other,
+                        "-" if b_ is None else "%.10g" % b_)
                         for v, other, a_, b_ in sq),
                     all(a_ is not None and b_ is not None and a_ * 10 <= b_
                         for _, _, a_, b_ in sq)))
