@@ -81,6 +81,13 @@ if [ "$cmd" = shell ]; then
 	finish 0
 fi
 cd /results || finish 125
+# RFC8797_INJECT=stock-boot-crash (check.sh passes it to the first boot
+# of a guest on Debian's kernel only): crash before the job runs and
+# before any module of ours is loaded, as Debian's kernel sometimes does
+# under TCG, to show check.sh booting such a guest again
+if [ "$(cmdline_arg rfc8797.inject)" = stock-boot-crash ]; then
+	echo c >/proc/sysrq-trigger
+fi
 eval "set -- $cmd"
 "$@" </dev/null
 finish $?
