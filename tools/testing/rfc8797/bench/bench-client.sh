@@ -56,17 +56,8 @@ SYS=/proc/sys/sunrpc
 # ask LINE: the server's answer to one request (interop-server.sh)
 ask() { server_ask "$1"; }
 
-# kv KEY LINE: the value of KEY=value in LINE, "na" when absent (as
-# guest-lib.sh's field, with bash's regex instead of a grep | head | cut
-# pipeline: make bench reads a few dozen values per workload, and a
-# process costs tens of milliseconds in a TCG guest)
-kv() {
-	if [[ " $2" =~ \ $1=([^ ]*) ]] && [ -n "${BASH_REMATCH[1]}" ]; then
-		echo "${BASH_REMATCH[1]}"
-	else
-		echo na
-	fi
-}
+# kv KEY LINE: the value of KEY=value in LINE, "na" when absent
+kv() { local v; v=$(field "$1" "$2"); echo "${v:-na}"; }
 
 # counters MNT: the client's and the server's counters, one line of
 # key=value (na where this kernel has no such counter): the fields of
@@ -94,14 +85,9 @@ counters() {
 # delta KEY BEFORE AFTER: AFTER's KEY minus BEFORE's, "na" unless both
 # are numbers
 delta() {
-	if [[ " $2" =~ \ $1=([0-9]+)( |$) ]]; then
-		local a=${BASH_REMATCH[1]}
-		if [[ " $3" =~ \ $1=([0-9]+)( |$) ]]; then
-			echo $((BASH_REMATCH[1] - a))
-			return
-		fi
-	fi
-	echo '"na"'
+	local a b
+	a=$(kv "$1" "$2") b=$(kv "$1" "$3")
+	[[ "$a" =~ ^[0-9]+$ && "$b" =~ ^[0-9]+$ ]] && echo $((b - a)) || echo '"na"'
 }
 
 # configure CFG: both peers' settings for CFG; prints the threshold the
