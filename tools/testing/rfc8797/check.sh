@@ -214,7 +214,7 @@ e2e_guest() {
 		if [ "$rc" = 0 ] || [ "$attempt" = 2 ]; then
 			break
 		fi
-		c=$(stock_boot_crash "$r") || break
+		c=$(stock_boot_crash "$name") || break
 		mv "$r" "$r.attempt1"
 		echo "# RETRY $name: Debian's kernel crashed with no module of ours loaded ($c); first attempt kept in $r.attempt1" |
 			tee -a "$results" >&2
@@ -227,18 +227,17 @@ e2e_guest() {
 	fi
 }
 
-# stock_boot_crash DIR: prints the crash of a guest on Debian's kernel
-# (RFC8797_KERNEL=dkms or stock) whose results are in DIR, and succeeds,
-# when it crashed before its job wrote a result and no crash report on
-# its console lists our rpcrdma.ko among the loaded modules
+# stock_boot_crash NAME: prints the crash (crash_of) of the guest NAME
+# on Debian's kernel (RFC8797_KERNEL=dkms or stock), and succeeds, when
+# it crashed before its job wrote a result and no crash report on its
+# console lists our rpcrdma.ko among the loaded modules
 stock_boot_crash() {
 	local c
 	case "${RFC8797_KERNEL:-}" in dkms | stock) ;; *) return 1 ;; esac
-	[ ! -s "$1/tests.ktap" ] || return 1
-	c=$(grep -a -m1 -E 'Kernel panic - not syncing|Oops: |BUG: |kernel BUG|double fault' \
-		"$1/console.log" 2>/dev/null | sed 's/^\[ *[0-9.]*\] //' | tr -d '\r')
+	[ ! -s "$run/$1/tests.ktap" ] || return 1
+	c=$(crash_of "$run" "$1")
 	[ -n "$c" ] || return 1
-	! grep -a -q -E 'Modules linked in:.*rpcrdma' "$1/console.log" || return 1
+	! grep -a -q -E 'Modules linked in:.*rpcrdma' "$run/$1/console.log" || return 1
 	echo "$c"
 }
 
