@@ -76,11 +76,14 @@ request() {
 	snapshot "$1"
 }
 
-# send_counts: sets COUNTS to the Send and Send Queue full counters, read
-# without a process of their own (in a TCG guest each costs tens of
-# milliseconds, and make bench reads them twice a workload)
+# send_counts: sets inv, plain and sq (the caller's locals) to the Send
+# and Send Queue full counters ("na" where this kernel has none), and
+# COUNTS to them as key=value; read without a process of their own (in
+# a TCG guest each costs tens of milliseconds, and make bench reads them
+# twice a workload)
 send_counts() {
-	local inv=na plain=na sq=na f k v
+	local f k v
+	inv=na plain=na sq=na
 	[ -r $SYS/rdma_stat_send_inv ] && read -r inv <$SYS/rdma_stat_send_inv
 	[ -r $SYS/rdma_stat_send_plain ] && read -r plain <$SYS/rdma_stat_send_plain
 	if [ -d $SQ_TRACE ]; then
@@ -97,7 +100,7 @@ send_counts() {
 # counters: the counters once two readings 0.3 s apart agree (at most
 # about 6 s; then the last reading)
 counters() {
-	local i prev
+	local i prev inv plain sq
 	send_counts
 	for ((i = 0; i < 20; i++)); do
 		prev=$COUNTS
@@ -109,12 +112,9 @@ counters() {
 }
 
 snapshot() {
-	local tag=${1//[^A-Za-z0-9.-]/_} inv plain swi tplain n line sq=na
-	inv=na plain=na swi=na tplain=na n=na line="n/a (stock)"
-	[ -r $SYS/rdma_stat_send_inv ] && inv=$(cat $SYS/rdma_stat_send_inv)
-	[ -r $SYS/rdma_stat_send_plain ] && plain=$(cat $SYS/rdma_stat_send_plain)
-	[ -d $SQ_TRACE ] && sq=$(awk '/^(entries|overrun):/ { n += $2 } END { print n + 0 }' \
-		$SQ_TRACE/per_cpu/cpu*/stats)
+	local tag=${1//[^A-Za-z0-9.-]/_} inv plain swi tplain n line sq
+	swi=na tplain=na n=na line="n/a (stock)"
+	send_counts
 	# a ring buffer that overflowed would undercount
 	if ! grep -qE '^overrun: [1-9]' $T/per_cpu/cpu*/stats 2>/dev/null; then
 		grep svcrdma_post_send $T/trace >/tmp/posts
