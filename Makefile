@@ -5,8 +5,8 @@
 #   make            install what is missing, prepare the tree, build the
 #                   kernel, boot it, mount NFS over soft-RoCE, show the
 #                   negotiated values
-#   make check      every test (KUnit, sparse, checkpatch, fuzz, guests);
-#                   ends with "N passed, N failed"
+#   make check      every test (KUnit, sparse, checkpatch, fuzz, guests) on
+#                   both bases; ends with "N passed, N failed"
 #
 #   make tree       prepare (or update) the patched tree as a git repository
 #   make refresh    write the tree's commits back to patches/ and overlays
@@ -39,6 +39,13 @@
 # $(CACHE), outside this repository.
 
 H := tools/testing/rfc8797
+# The base every target works on: mainline (Debian's linux-source-7.3,
+# the tree upstream reviews) or 6.12 (the stable line, the DKMS package).
+# make check runs the bases of CHECK_BASES.
+BASE ?= $(or $(RFC8797_BASE),mainline)
+export RFC8797_BASE := $(BASE)
+CHECK_BASES ?= $(if $(filter command line environment,$(origin BASE)),$(BASE),mainline 6.12)
+export CHECK_BASES
 # RFC8797_CACHE is the cache directory itself, as in lib.sh
 CACHE ?= $(or $(RFC8797_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rfc8797)
 FUZZ_SECONDS ?= 600
@@ -60,7 +67,12 @@ build: tree
 demo: build
 	@$(H)/demo.sh
 
-check: build
+# every base of CHECK_BASES built first; check.sh runs each one's stages
+check: deps
+	@for b in $(CHECK_BASES); do \
+		RFC8797_BASE=$$b $(H)/tree.sh prepare && \
+		RFC8797_BASE=$$b $(H)/build.sh >/dev/null || exit 1; \
+	done
 	@$(H)/check.sh
 
 build-base: build
@@ -109,6 +121,8 @@ wireshark: deps
 wireshark-check: deps
 	@$(H)/check.sh wireshark
 
+# the DKMS package is the 6.12 line's
+dkms: export RFC8797_BASE := 6.12
 dkms: tree
 	@$(H)/deps.sh dkms
 	@$(H)/dkms.sh package >/dev/null
@@ -120,6 +134,11 @@ help:
 	@sed -n 's/^#   make/  make/p; s/^#                   /                   /p' $(firstword $(MAKEFILE_LIST))
 	@echo
 	@echo "Variables (make check VAR=value ..., or in the environment):"
+	@echo "  BASE               the base of every target: mainline (Debian's linux-source-7.3,"
+	@echo "                     default) or 6.12 (the stable line, the DKMS package)"
+	@echo "  CHECK_BASES        bases make check runs (default: mainline 6.12)"
+	@echo "  CHECK_STAGES_6_12  stages of the 6.12 base when make check runs both"
+	@echo "                     (default: kunit sparse checkpatch interop dkms)"
 	@echo "  E2E_TRANSPORTS     transports of the e2e and hostile stages (default: rxe siw)"
 	@echo "  E2E_TESTS          only these tests/test-NAME.sh, e.g. \"agree large-io\" (default: all)"
 	@echo "  E2E_VERSIONS       NFS versions of the basic e2e guest (default: 3 4.0 4.1 4.2; siw: 3 4.2)"
@@ -142,9 +161,10 @@ help:
 	@echo "  RFC8797_KERNEL     kernel of every guest: ours (default), debug, base, stock, dkms or a path"
 	@echo "  RFC8797_INJECT     checksum, warning, remount, crash or reboot: break a run on purpose"
 	@echo "  RFC8797_CACHE      where the tree, builds and runs live (default ~/.cache/rfc8797)"
-	@echo "  RFC8797_BASE_VERSION  linux-source-6.12 to build on instead of the pin, e.g. 6.12.115"
+	@echo "  RFC8797_BASE_VERSION  the base's linux-source version instead of the pin, e.g. 6.12.115"
 	@echo "                     or 6.12.115-2~deb12u1 (default: the pin, else the newest apt offers)"
-	@echo "  RFC8797_BASE_PIN   the tested base (default 6.12.117-1~deb12u1); to try the fallback"
+	@echo "  RFC8797_BASE_PIN   the tested base (6.12: 6.12.117-1~deb12u1, mainline: 7.3~rc7-1~exp1);"
+	@echo "                     to try the fallback"
 	@echo "  JOBS               parallel build jobs (default: nproc)"
 	@echo "  FORCE=1            make tree discards tree commits not written back"
 	@echo "Stages of check.sh: kunit sparse checkpatch fuzz wireshark e2e hostile storm interop dkms (default), kunit_upstream wireshark_live"

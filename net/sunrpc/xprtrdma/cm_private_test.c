@@ -16,7 +16,7 @@
 
 #include <linux/sunrpc/rpcrdma_cm.h>
 
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 
 /* The Format Identifier as it appears on the wire */
 static const u8 cm_magic[4] = { 0xf6, 0xab, 0x0e, 0x18 };

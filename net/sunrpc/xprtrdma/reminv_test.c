@@ -12,7 +12,7 @@
 
 #include "xprt_rdma.h"
 
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 
 /* frwr_rkey_in_use() only tests mr_device for NULL */
 #define TEST_DEVICE	((struct ib_device *)0x1)

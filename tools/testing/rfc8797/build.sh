@@ -4,8 +4,9 @@
 #
 #   build.sh [--variant NAME] [FRAGMENT...]
 #
-# The configuration is "make allnoconfig" plus the fragment
-# tools/testing/rfc8797/config plus any extra FRAGMENT.  The build output lives in
+# The configuration is "make allnoconfig" plus the fragments
+# tools/testing/rfc8797/config and config.BASE (RFC8797_BASE) plus any
+# extra FRAGMENT.  The build output lives in
 # $CACHE/build/NAME (default "main"); the bzImage path is printed last.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -15,7 +16,7 @@ if [ "${1:-}" = --variant ]; then
 	variant=$2
 	shift 2
 fi
-frags=("$RFC_HARNESS/config" "$@")
+frags=("$RFC_HARNESS/config" "$RFC_HARNESS/config.$RFC_BASE" "$@")
 out=$CACHE/build/$variant
 logdir=$CACHE/logs
 mkdir -p "$out" "$logdir" "$CCACHE_DIR"

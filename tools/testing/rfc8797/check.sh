@@ -6,8 +6,13 @@
 #
 #   check.sh [STAGE...]   stages: kunit sparse checkpatch fuzz wireshark e2e
 #                         hostile storm interop dkms (default: all, in that
-#                         order), and kunit_upstream (make kunit-upstream,
-#                         check-debug), wireshark_live (make wireshark-live)
+#                         order; dkms on the 6.12 base only), and
+#                         kunit_upstream (make kunit-upstream, check-debug),
+#                         wireshark_live (make wireshark-live)
+#
+# CHECK_BASES="mainline 6.12" (make check) runs the stages on each base in
+# turn, each in a run of its own, and names its results "BASE: ..."; with
+# no STAGE, 6.12 runs CHECK_STAGES_6_12.
 #
 # RFC8797_KERNEL=debug (make check-debug) boots the sanitizer kernel in
 # every guest; E2E_TRANSPORTS (default "rxe siw") picks the transports
@@ -23,18 +28,33 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(kunit sparse checkpatch fuzz wireshark e2e hostile storm interop dkms)
+ALL_STAGES=(kunit sparse checkpatch fuzz wireshark e2e hostile storm interop)
+# the DKMS package is the 6.12 line's
+[ "$RFC_BASE" != 6.12 ] || ALL_STAGES+=(dkms)
+# When make check runs both bases, the 6.12 base runs what guards the
+# stable line: its build, KUnit, sparse and checkpatch, the DKMS package
+# on Debian's kernel and the interoperability with Debian's stock 6.12;
+# mainline runs everything.
+CHECK_STAGES_6_12=${CHECK_STAGES_6_12:-kunit sparse checkpatch interop dkms}
+read -r -a bases <<<"${CHECK_BASES:-$RFC_BASE}"
 transports=${E2E_TRANSPORTS:-rxe siw}
 HOSTILE_QUICK=${HOSTILE_QUICK-1}	# set and empty: the full table
-run=$CACHE/check/$(date +%Y%m%d-%H%M%S)-$$
+if [ ${#bases[@]} -gt 1 ]; then
+	run=$CACHE_ROOT/check/$(date +%Y%m%d-%H%M%S)-$$
+else
+	run=${RFC8797_CHECK_RUN:-$CACHE/check/$(date +%Y%m%d-%H%M%S)-$$}
+fi
 mkdir -p "$run"
 results=$run/results.ktap
 echo "KTAP version 1" >"$results"
 ntests=0
 msg "check run folder: $run"
-# which linux-source-6.12 this run is on, and whether it is the tested one
-msg "$(base_note)"
-echo "# $(base_note)" >>"$results"
+if [ ${#bases[@]} -eq 1 ]; then
+	[ ${#stages[@]} -gt 0 ] || stages=("${ALL_STAGES[@]}")
+	# which base this run is on, and whether it is the tested one
+	msg "$(base_note)"
+	echo "# $(base_note)" >>"$results"
+fi
 
 # result NAME pass|fail|skip [REASON]: one KTAP result of the run, in
 # $results and on stdout
@@ -171,7 +191,7 @@ stage_checkpatch() {
 			echo "$out" | head -n 10
 			result "kernel-doc: $f" fail "$(echo "$out" | wc -l) warnings"
 		fi
-	done < <(sed -e 's/#.*//' "$RFC_TOP/patches/series" | awk '{for (i = 2; i <= NF; i++) print $i}')
+	done < <(sed -e 's/#.*//' "$PATCHES/series" | awk '{for (i = 2; i <= NF; i++) print $i}')
 }
 
 stage_fuzz() {
@@ -349,13 +369,37 @@ stage_dkms() {
 	fi
 }
 
+# check_base BASE: this script's stages on BASE, in a run of its own
+# (lib.sh's settings are the base's) whose results become results of
+# this run named "BASE: ..."
+check_base() {
+	local b=$1 st=("${stages[@]}") t=$SECONDS
+	if [ ${#st[@]} -eq 0 ]; then
+		# the child picks its base's stages
+		# shellcheck disable=SC2206	# a list of words
+		[ "$b" != 6.12 ] || st=($CHECK_STAGES_6_12)
+	fi
+	msg "=== base $b: ${st[*]}"
+	RFC8797_BASE=$b RFC8797_BASE_RESOLVED="" CHECK_BASES=$b RFC8797_CHECK_RUN=$run/$b \
+		"$0" "${st[@]}" 2>&1 | sed -u "s/^/[$b] /"
+	import_ktap "$run/$b/results.ktap" "$b: "
+	grep -h '^# base ' "$run/$b/results.ktap" >>"$results"
+	msg "=== base $b: $((SECONDS - t)) s"
+}
+
 start=$SECONDS
-for s in "${stages[@]}"; do
-	t=$SECONDS
-	msg "=== $s"
-	"stage_$s"
-	msg "=== $s: $((SECONDS - t)) s"
-done
+if [ ${#bases[@]} -gt 1 ]; then
+	for b in "${bases[@]}"; do
+		check_base "$b"
+	done
+else
+	for s in "${stages[@]}"; do
+		t=$SECONDS
+		msg "=== $s"
+		"stage_$s"
+		msg "=== $s: $((SECONDS - t)) s"
+	done
+fi
 passed=$(grep -c '^ok [0-9]* ' "$results")
 skipped=$(grep -c '^ok [0-9]* .* # SKIP' "$results")
 failed=$(grep -c '^not ok ' "$results")
@@ -366,6 +410,6 @@ if [ "$failed" -ne 0 ]; then
 	grep '^not ok ' "$results" | sed 's/^/  /'
 fi
 [ "$skipped" -eq 0 ] || echo "$skipped skipped (not counted as passed)"
-base_note
+grep -h '^# base ' "$results" | sed 's/^# //'
 echo "$((passed - skipped)) passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$((passed - skipped))" -gt 0 ]

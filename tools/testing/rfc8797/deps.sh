@@ -9,7 +9,7 @@ set -euo pipefail
 # base (RFC8797_BASE_VERSION, or the fallback when Debian no longer
 # offers the pin) is downloaded into the cache by tree.sh, never installed.
 src=()
-[ "$BASE_PKG_VERSION" != "$BASE_PIN" ] || src=("linux-source-6.12=$BASE_PKG_VERSION")
+[ "$RFC_BASE" != 6.12 ] || [ "$BASE_PKG_VERSION" != "$BASE_PIN" ] || src=("$BASE_SRC=$BASE_PKG_VERSION")
 pkgs=(
 	"${src[@]}"
 	build-essential flex bison bc libelf-dev libssl-dev dwarves ccache sparse python3 python3-ply python3-git

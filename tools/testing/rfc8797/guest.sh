@@ -97,18 +97,25 @@ ours|debug|base)
 	cmdline="$cmdline root=hostroot rootfstype=9p"
 	cmdline="$cmdline rootflags=trans=virtio,version=9p2000.L,msize=524288,cache=loose ro"
 	;;
+ours-6.12|ours-mainline)
+	# our kernel of a base, whichever this run is on (cross-version interop)
+	image=$CACHE_ROOT/${kernel#ours-}/build/main/arch/x86/boot/bzImage
+	[ -f "$image" ] || die "no kernel at $image: run 'make build BASE=${kernel#ours-}'"
+	cmdline="$cmdline root=hostroot rootfstype=9p"
+	cmdline="$cmdline rootflags=trans=virtio,version=9p2000.L,msize=524288,cache=loose ro"
+	;;
 stock)
 	"$RFC_HARNESS/stock.sh" >/dev/null
-	image=$CACHE/stock/boot/vmlinuz-$STOCK_KREL
-	initrd=(-initrd "$CACHE/stock/initramfs.cpio.gz")
-	cmdline="$cmdline rfc8797.modules=$CACHE/stock/lib/modules/$STOCK_KREL"
+	image=$STOCK_DIR/boot/vmlinuz-$STOCK_KREL
+	initrd=(-initrd "$STOCK_DIR/initramfs.cpio.gz")
+	cmdline="$cmdline rfc8797.modules=$STOCK_DIR/lib/modules/$STOCK_KREL"
 	;;
 dkms)
 	"$RFC_HARNESS/stock.sh" >/dev/null
 	mods=$CACHE/dkms/modules-$STOCK_KREL/lib/modules/$STOCK_KREL
 	[ -f "$mods/modules.dep" ] || die "no $mods: run 'dkms.sh modules DEB $STOCK_KREL'"
-	image=$CACHE/stock/boot/vmlinuz-$STOCK_KREL
-	initrd=(-initrd "$CACHE/stock/initramfs.cpio.gz")
+	image=$STOCK_DIR/boot/vmlinuz-$STOCK_KREL
+	initrd=(-initrd "$STOCK_DIR/initramfs.cpio.gz")
 	cmdline="$cmdline rfc8797.modules=$mods"
 	;;
 *)

@@ -10,7 +10,8 @@
 # RFC8797_INJECT is set).  Exit status 0 only when every cell passed.
 #
 #   interop-matrix.sh [--quick] [--results-file FILE]
-#   --quick: only ours<->stock both ways, NFSv4.2 (the make check subset)
+#   --quick: only ours<->stock both ways, NFSv4.2 (the make check subset);
+#            on mainline also ours<->our 6.12 both ways
 #   INTEROP_CELLS=REGEX in the environment runs only the matching cells,
 #   e.g. INTEROP_CELLS=dkms: the cells of "dkms", Debian's stock kernel
 #   with our rpcrdma.ko from the DKMS package (make dkms), against a fully
@@ -51,6 +52,20 @@ cells=(
 	"stock-client-w1500-r3000/ours-server ours stock - --inline=1500:3000 swi"
 	"ours/ours ours ours - - inline"
 )
+# On mainline, across versions too: our 6.12 (make build BASE=6.12) in
+# both roles, and in the full matrix the mainline base without the
+# series (make build-base), upstream's own code, which behaves as the
+# stock 6.12 does
+if [ "$RFC_BASE" = mainline ]; then
+	cells+=(
+		"ours-6.12-client/ours-server ours ours-6.12 - - inline"
+		"ours-client/ours-6.12-server ours-6.12 ours - - inline"
+	)
+	[ "$quick" = 1 ] || cells+=(
+		"base-client/ours-server ours base - - swi"
+		"ours-client/base-server base ours - - swi"
+	)
+fi
 if [ "$quick" = 1 ]; then
 	vers=(4.2)
 else
@@ -72,7 +87,7 @@ inject=${RFC8797_INJECT:-}
 # stock kernel with our module from the DKMS package.  A dkms client has
 # every view of ours but the sysfs xprt_info fields, whose commits
 # cannot be in a module (see dkms/README.rst).
-is_ours() { [ "$1" = ours ] || [ "$1" = dkms ]; }
+is_ours() { case "$1" in ours | ours-* | dkms) true ;; *) false ;; esac; }
 
 # "dkms" boots the stock kernel with updates/dkms/rpcrdma.ko built from
 # the package: when a selected cell has it, build the package and lay the

@@ -4,75 +4,150 @@
 RFC_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 RFC_HARNESS=$RFC_TOP/tools/testing/rfc8797
 
-# The pinned base, the one the series is tested on: Debian's
-# linux-source-6.12 package.  (RFC8797_BASE_PIN only exists to test the
-# fallback below with a pin that apt does not offer.)
-BASE_PIN=${RFC8797_BASE_PIN:-6.12.117-1~deb12u1}
+# Two bases, two series (patches/BASE/), one copy of the files the series
+# adds.  RFC8797_BASE selects one:
+#   mainline  Debian's linux-source-7.3 (suite experimental): the
+#             development tree upstream reviews patches against
+#   6.12      Debian's linux-source-6.12 (bookworm-security, also trixie's
+#             kernel): the stable line, the DKMS package
+RFC_BASE=${RFC8797_BASE:-6.12}
+case "$RFC_BASE" in
+mainline)
+	BASE_SRC=linux-source-7.3
+	# the newest linux-source-7.N of these suites when the pin is gone
+	BASE_FAMILY='linux-source-7\.[0-9]+'
+	BASE_SUITES="experimental sid"
+	BASE_PIN=${RFC8797_BASE_PIN:-7.3~rc7-1~exp1} ;;
+6.12)
+	BASE_SRC=linux-source-6.12
+	BASE_FAMILY='linux-source-6\.12'
+	BASE_SUITES=""
+	BASE_PIN=${RFC8797_BASE_PIN:-6.12.117-1~deb12u1} ;;
+*)
+	echo "error: RFC8797_BASE=$RFC_BASE: mainline or 6.12" >&2
+	exit 1 ;;
+esac
+export RFC8797_BASE=$RFC_BASE
+# The stock kernel the guests boot as a peer (--kernel stock) is Debian's
+# released 6.12 on either base: what administrators run today.
+STOCK_PIN=6.12.117-1~deb12u1
 
-CACHE=${RFC8797_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rfc8797}
+CACHE_ROOT=${RFC8797_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rfc8797}
+# everything that depends on the base: tree, builds, runs, logs
+CACHE=$CACHE_ROOT/$RFC_BASE
+# Debian's stock kernel, the same for both bases
+STOCK_DIR=$CACHE_ROOT/stock
+PATCHES=$RFC_TOP/patches/$RFC_BASE
 
-# The base actually used.  Debian drops old builds from bookworm-security
-# over time, so it is resolved once per run (and passed on to the
-# scripts the run starts through RFC8797_BASE_RESOLVED):
+# sapt apt-get|apt-cache ARGS: apt with the machine's own sources, or,
+# for a base from other suites, with a private source list of those
+# suites on the machine's own Debian mirror (read from its apt
+# configuration) and private lists in $CACHE_ROOT/apt: the machine's apt
+# configuration is not changed.
+sapt() {
+	local tool=$1 d=$CACHE_ROOT/apt uri codename
+	shift
+	if [ -z "$BASE_SUITES" ]; then
+		timeout 1800 "$tool" -o APT::Sandbox::User=root "$@"
+		return
+	fi
+	if [ ! -f "$d/sources.list" ]; then
+		codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+		uri=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Created-By: Packages' |
+			awk -v c="$codename" '$2 == c { print $1; exit }')
+		[ -n "$uri" ] || { echo "error: no Debian mirror for suite '$codename' in the apt configuration" >&2; return 1; }
+		mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+		for s in $BASE_SUITES; do
+			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $s main"
+		done >"$d/sources.list.tmp"
+		mv "$d/sources.list.tmp" "$d/sources.list"
+	fi
+	local o=(-o Dir::Etc::sourcelist="$d/sources.list" -o Dir::Etc::sourceparts=-
+		-o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" -o APT::Sandbox::User=root)
+	# the lists once a day
+	if [ -z "$(find "$d/updated" -mmin -1440 2>/dev/null)" ]; then
+		timeout 600 apt-get -q "${o[@]}" update >/dev/null 2>&1 ||
+			{ echo "error: apt-get update of $BASE_SUITES failed" >&2; return 1; }
+		touch "$d/updated"
+	fi
+	timeout 1800 "$tool" "${o[@]}" "$@"
+}
+
+# offered PKG: the versions of PKG apt offers, newest first
+offered() {
+	sapt apt-cache madison "$1" 2>/dev/null |
+		awk -F'|' '{ gsub(/ /, "", $2); print $2 }' | sort -u -V -r
+}
+
+# The base actually used, resolved once per run (and passed on to the
+# scripts the run starts through RFC8797_BASE_RESOLVED, as
+# "package=version"):
 #  1. RFC8797_BASE_VERSION, when set: a full Debian version, or an
 #     upstream one such as 6.12.115 that apt resolves to its build;
 #  2. else the pin, when it is installed, already downloaded, or offered;
-#  3. else the newest linux-source-6.12 that apt offers.
-# base_offered: the linux-source-6.12 versions apt offers, newest first
-base_offered() {
-	apt-cache madison linux-source-6.12 2>/dev/null |
-		awk -F'|' '{ gsub(/ /, "", $2); print $2 }' | sort -u -V -r
-}
-if [ -z "${RFC8797_BASE_RESOLVED:-}" ]; then
+#  3. else the newest package of the base's family that apt offers
+#     (linux-source-6.12; on mainline the newest linux-source-7.N of
+#     experimental and sid), which base_note reports loudly.
+if [ -z "${RFC8797_BASE_RESOLVED:-}" ] || [ "${RFC8797_BASE_RESOLVED_FOR:-}" != "$RFC_BASE" ]; then
 	if [ -n "${RFC8797_BASE_VERSION:-}" ]; then
 		case "$RFC8797_BASE_VERSION" in
-		*-*) RFC8797_BASE_RESOLVED=$RFC8797_BASE_VERSION ;;
-		*) RFC8797_BASE_RESOLVED=$(base_offered |
+		*-*) v=$RFC8797_BASE_VERSION ;;
+		*) v=$(offered "$BASE_SRC" |
 			awk -v v="$RFC8797_BASE_VERSION-" 'index($0, v) == 1 { print; exit }') ;;
 		esac
-		[ -n "$RFC8797_BASE_RESOLVED" ] || {
-			echo "error: RFC8797_BASE_VERSION=$RFC8797_BASE_VERSION: apt offers no such linux-source-6.12" >&2
+		[ -n "$v" ] || {
+			echo "error: RFC8797_BASE_VERSION=$RFC8797_BASE_VERSION: apt offers no such $BASE_SRC" >&2
 			exit 1
 		}
-	elif [ "$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null)" = "$BASE_PIN" ] ||
-			[ -f "$CACHE/src/linux-source-6.12_$BASE_PIN.tar.xz" ] ||
-			base_offered | grep -qxF "$BASE_PIN"; then
-		RFC8797_BASE_RESOLVED=$BASE_PIN
+		RFC8797_BASE_RESOLVED=$BASE_SRC=$v
+	elif [ "$(dpkg-query -W -f='${Version}' "$BASE_SRC" 2>/dev/null)" = "$BASE_PIN" ] ||
+			[ -f "$CACHE/src/${BASE_SRC}_$BASE_PIN.tar.xz" ] ||
+			offered "$BASE_SRC" | grep -qxF "$BASE_PIN"; then
+		RFC8797_BASE_RESOLVED=$BASE_SRC=$BASE_PIN
 	else
-		RFC8797_BASE_RESOLVED=$(base_offered | head -n 1)
-		[ -n "$RFC8797_BASE_RESOLVED" ] || {
-			echo "error: the pinned linux-source-6.12=$BASE_PIN is gone and apt offers no other (apt-get update?)" >&2
+		p=$(sapt apt-cache pkgnames linux-source- 2>/dev/null | grep -xE "$BASE_FAMILY" | sort -V -r | head -n 1)
+		v=$([ -z "$p" ] || offered "$p" | head -n 1)
+		[ -n "$v" ] || {
+			echo "error: the pinned $BASE_SRC=$BASE_PIN is gone and apt offers no other (apt-get update?)" >&2
 			exit 1
 		}
+		RFC8797_BASE_RESOLVED=$p=$v
 	fi
-	export RFC8797_BASE_RESOLVED
+	RFC8797_BASE_RESOLVED_FOR=$RFC_BASE
+	export RFC8797_BASE_RESOLVED RFC8797_BASE_RESOLVED_FOR
 fi
-BASE_PKG_VERSION=$RFC8797_BASE_RESOLVED
+BASE_SRC=${RFC8797_BASE_RESOLVED%%=*}
+BASE_PKG_VERSION=${RFC8797_BASE_RESOLVED#*=}
 BASE_TAG=base-${BASE_PKG_VERSION//\~/_}
-# Debian's kernel release of that build: 6.12.115-2~deb12u1 -> 6.12.115+deb12-amd64
-STOCK_KREL=${BASE_PKG_VERSION%%-*}+$(echo "$BASE_PKG_VERSION" | sed -n 's/.*~\(deb[0-9]*\)u[0-9]*$/\1/p')-amd64
+# The stock kernel: on 6.12 Debian's build of the base itself, on
+# mainline Debian's released 6.12 (6.12.115-2~deb12u1 -> 6.12.115+deb12-amd64)
+if [ "$RFC_BASE" = 6.12 ]; then
+	STOCK_PKG_VERSION=$BASE_PKG_VERSION
+else
+	STOCK_PKG_VERSION=$STOCK_PIN
+fi
+STOCK_KREL=${STOCK_PKG_VERSION%%-*}+$(echo "$STOCK_PKG_VERSION" | sed -n 's/.*~\(deb[0-9]*\)u[0-9]*$/\1/p')-amd64
 STOCK_IMAGE_PKG=linux-image-$STOCK_KREL-unsigned
 
 # base_tarball: the linux-source tarball of the base: the installed
 # package's when it is that version, else one downloaded into $CACHE/src
 # with apt-get download (never installed: the host's package stays)
 base_tarball() {
-	local t=$CACHE/src/linux-source-6.12_$BASE_PKG_VERSION.tar.xz d
-	if [ "$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null)" = "$BASE_PKG_VERSION" ] &&
-			[ -f /usr/src/linux-source-6.12.tar.xz ]; then
-		echo /usr/src/linux-source-6.12.tar.xz
+	local t=$CACHE/src/${BASE_SRC}_$BASE_PKG_VERSION.tar.xz d
+	if [ "$(dpkg-query -W -f='${Version}' "$BASE_SRC" 2>/dev/null)" = "$BASE_PKG_VERSION" ] &&
+			[ -f "/usr/src/$BASE_SRC.tar.xz" ]; then
+		echo "/usr/src/$BASE_SRC.tar.xz"
 		return
 	fi
 	if [ ! -f "$t" ]; then
 		mkdir -p "$CACHE/src"
 		d=$(mktemp -d "$CACHE/src/dl.XXXXXX")
-		msg "downloading linux-source-6.12=$BASE_PKG_VERSION (not installed; kept in $CACHE/src)"
-		(cd "$d" && timeout 1800 apt-get download -q -o APT::Sandbox::User=root \
-			"linux-source-6.12=$BASE_PKG_VERSION" >/dev/null) ||
-			{ rm -rf "$d"; die "apt-get download linux-source-6.12=$BASE_PKG_VERSION failed"; }
-		dpkg-deb --fsys-tarfile "$d"/linux-source-6.12_*.deb |
-			tar -xO ./usr/src/linux-source-6.12.tar.xz >"$d/src.tar.xz" ||
-			{ rm -rf "$d"; die "no linux-source-6.12.tar.xz in the downloaded package"; }
+		msg "downloading $BASE_SRC=$BASE_PKG_VERSION (not installed; kept in $CACHE/src)"
+		(cd "$d" && sapt apt-get download -q "$BASE_SRC=$BASE_PKG_VERSION" >/dev/null) ||
+			{ rm -rf "$d"; die "apt-get download $BASE_SRC=$BASE_PKG_VERSION failed"; }
+		dpkg-deb --fsys-tarfile "$d/${BASE_SRC}"_*.deb |
+			tar -xO "./usr/src/$BASE_SRC.tar.xz" >"$d/src.tar.xz" ||
+			{ rm -rf "$d"; die "no $BASE_SRC.tar.xz in the downloaded package"; }
 		mv "$d/src.tar.xz" "$t"
 		rm -rf "$d"
 	fi
@@ -82,12 +157,13 @@ base_tarball() {
 # base_note: one line saying which base this run uses and whether it is
 # the tested one
 base_note() {
+	local b="base $RFC_BASE: $BASE_SRC $BASE_PKG_VERSION"
 	if [ "$BASE_PKG_VERSION" = "$BASE_PIN" ]; then
-		echo "base: linux-source-6.12 $BASE_PKG_VERSION (the pinned, tested base)"
+		echo "$b (the pinned, tested base)"
 	elif [ -n "${RFC8797_BASE_VERSION:-}" ]; then
-		echo "base: linux-source-6.12 $BASE_PKG_VERSION (RFC8797_BASE_VERSION; NOT the tested base $BASE_PIN)"
+		echo "$b (RFC8797_BASE_VERSION; NOT the tested base $BASE_PIN)"
 	else
-		echo "base: linux-source-6.12 $BASE_PKG_VERSION (fallback: the pinned $BASE_PIN is no longer offered; NOT the tested base)"
+		echo "$b (FALLBACK: the pinned $BASE_PIN is no longer offered; NOT the tested base)"
 	fi
 }
 TREE=$CACHE/tree

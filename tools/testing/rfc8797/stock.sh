@@ -7,7 +7,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-dir=$CACHE/stock
+dir=$STOCK_DIR
 image=$dir/boot/vmlinuz-$STOCK_KREL
 if [ -f "$dir/initramfs.cpio.gz" ] && [ -f "$image" ]; then
 	echo "$image"
@@ -15,8 +15,8 @@ if [ -f "$dir/initramfs.cpio.gz" ] && [ -f "$image" ]; then
 fi
 rm -rf "$dir" "$dir.tmp"
 mkdir -p "$dir.tmp/deb"
-msg "fetching $STOCK_IMAGE_PKG=$BASE_PKG_VERSION"
-(cd "$dir.tmp/deb" && apt-get download -q -o APT::Sandbox::User=root "$STOCK_IMAGE_PKG=$BASE_PKG_VERSION" >/dev/null)
+msg "fetching $STOCK_IMAGE_PKG=$STOCK_PKG_VERSION"
+(cd "$dir.tmp/deb" && apt-get download -q -o APT::Sandbox::User=root "$STOCK_IMAGE_PKG=$STOCK_PKG_VERSION" >/dev/null)
 dpkg-deb -x "$dir.tmp/deb"/*.deb "$dir.tmp"
 rm -rf "$dir.tmp/deb"
 depmod -b "$dir.tmp" "$STOCK_KREL"

@@ -24,7 +24,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-SERIES=$RFC_TOP/patches/series
+SERIES=$PATCHES/series
 STAMP=$TREE/.git/rfc8797-prepared
 # Fixed identity and dates make the prepared commits reproducible: the
 # same repository content always gives the same commit IDs.
@@ -51,7 +51,7 @@ ensure_base() {
 	rm -rf "$TREE" "$CACHE/tree.tmp"
 	mkdir -p "$CACHE/tree.tmp"
 	tar -C "$CACHE/tree.tmp" -xf "$tarball"
-	mv "$CACHE/tree.tmp/linux-source-6.12" "$TREE"
+	mv "$CACHE/tree.tmp/$BASE_SRC" "$TREE"
 	rmdir "$CACHE/tree.tmp"
 	g init -q -b work
 	# Debian's top-level .gitignore ignores everything: force the add.
@@ -59,7 +59,7 @@ ensure_base() {
 	GIT_AUTHOR_NAME="Debian kernel team" GIT_AUTHOR_EMAIL="debian-kernel@lists.debian.org" \
 	GIT_COMMITTER_NAME="rfc8797" GIT_COMMITTER_EMAIL="rfc8797@invalid" \
 	GIT_AUTHOR_DATE=$FIXED_DATE GIT_COMMITTER_DATE=$FIXED_DATE \
-		g commit -q -m "Linux $BASE_PKG_VERSION (Debian linux-source-6.12)"
+		g commit -q -m "Linux $BASE_PKG_VERSION (Debian $BASE_SRC)"
 	g tag "$BASE_TAG"
 }
 
@@ -86,18 +86,10 @@ build_commits() {
 	parent=$(g rev-parse "$BASE_TAG^{commit}")
 	local listed=" "
 	while read -r p rest; do
-		[ -f "$RFC_TOP/patches/$p" ] || die "patches/series names a missing patch: $p"
-		git mailinfo "$tmp/msg" "$tmp/diff" <"$RFC_TOP/patches/$p" >"$tmp/info"
-		if grep -q "^diff --git" "$tmp/diff"; then
-			# then three-way, for a base other than the one the patch
-			# was made on (its context moved)
-			g apply --cached --whitespace=nowarn "$tmp/diff" 2>/dev/null ||
-			g apply --cached --3way --whitespace=nowarn "$tmp/diff" >&2 ||
-				die "patches/$p does not apply to $BASE_TAG$([ "$BASE_PKG_VERSION" = "$BASE_PIN" ] ||
-					echo ", which is not the tested base $BASE_PIN"): run 'make refresh' from an edited tree, or fix it"
-		fi
+		[ -f "$PATCHES/$p" ] || die "patches/$RFC_BASE/series names a missing patch: $p"
+		git mailinfo "$tmp/msg" "$tmp/diff" <"$PATCHES/$p" >"$tmp/info"
 		for f in $rest; do
-			[ -f "$RFC_TOP/$f" ] || die "patches/series: $p names a missing file $f"
+			[ -f "$RFC_TOP/$f" ] || die "patches/$RFC_BASE/series: $p names a missing file $f"
 			if [ "$f" = MAINTAINERS ]; then
 				# Our entry, inserted in order into upstream's file
 				g show :MAINTAINERS | maintainers_merge "$RFC_TOP/MAINTAINERS" >"$tmp/M"
@@ -111,6 +103,16 @@ build_commits() {
 			g update-index --add --cacheinfo "$mode,$blob,$f"
 			listed="$listed$f "
 		done
+		# The patch after the new files: on a base other than the one
+		# that owns them, it may change them (a backport's differences)
+		if grep -q "^diff --git" "$tmp/diff"; then
+			# then three-way, for a base other than the one the patch
+			# was made on (its context moved)
+			g apply --cached --whitespace=nowarn "$tmp/diff" 2>/dev/null ||
+			g apply --cached --3way --whitespace=nowarn "$tmp/diff" >&2 ||
+				die "patches/$RFC_BASE/$p does not apply to $BASE_TAG$([ "$BASE_PKG_VERSION" = "$BASE_PIN" ] ||
+					echo ", which is not the tested base $BASE_PIN"): run 'make refresh' from an edited tree, or fix it"
+		fi
 		tree=$(g write-tree)
 		{
 			sed -n 's/^Subject: //p' "$tmp/info"
@@ -126,7 +128,7 @@ build_commits() {
 	while read -r f; do
 		case "$listed" in
 		*" $f "*) ;;
-		*) die "$f is a new kernel file but patches/series does not name it" ;;
+		*) die "$f is a new kernel file but patches/$RFC_BASE/series does not name it" ;;
 		esac
 	done < <(overlay_files)
 	echo "$parent"
@@ -180,6 +182,30 @@ slug() {
 		sed -e 's/[-.]*$//'
 }
 
+# The new files live in this repository in the version of one base,
+# the one upstream reviews; the other base's series carries its
+# differences from them (a backport's) in the patch of the commit that
+# adds them, applied after the files (build_commits).
+OVERLAY_BASE=mainline
+
+# overlay_diff COMMIT FILE...: the diff from this repository's version
+# of the new FILEs to their version in COMMIT (nothing when equal)
+overlay_diff() {
+	local c=$1 f blob tree
+	shift
+	[ $# -gt 0 ] || return 0
+	GIT_INDEX_FILE=$TREE/.git/rfc8797-index-ov g read-tree "$c"
+	for f in "$@"; do
+		[ -f "$RFC_TOP/$f" ] || continue
+		blob=$(g hash-object -w "$RFC_TOP/$f")
+		GIT_INDEX_FILE=$TREE/.git/rfc8797-index-ov g update-index --cacheinfo \
+			"$(g ls-tree "$c" -- "$f" | cut -c1-6),$blob,$f"
+	done
+	tree=$(GIT_INDEX_FILE=$TREE/.git/rfc8797-index-ov g write-tree)
+	rm -f "$TREE/.git/rfc8797-index-ov"
+	g diff --no-renames "$tree" "$c" -- "$@"
+}
+
 cmd_refresh() {
 	local c n=0 name added excl f all_added=() out
 	ensure_base
@@ -188,30 +214,32 @@ cmd_refresh() {
 	[ "$BASE_PKG_VERSION" = "$BASE_PIN" ] || [ -n "${FORCE:-}" ] ||
 		die "$(base_note): the patches would be made against it; FORCE=1 to write them all the same"
 	# Every file that did not exist in the base is an overlay: it lives at
-	# its path in this repository and is excluded from the patches.
+	# its path in this repository and is excluded from the patches
+	# (but for a backport's differences from it: overlay_diff).
 	mapfile -t all_added < <(g diff --name-only --diff-filter=A "$BASE_TAG" HEAD)
 	excl=(":(exclude)MAINTAINERS")
 	for f in "${all_added[@]}"; do
 		excl+=(":(exclude)$f")
 	done
-	mkdir -p "$RFC_TOP/patches"
+	mkdir -p "$PATCHES"
 	out=$(mktemp)
 	{
-		echo "# RFC 8797 series on Debian linux-source-6.12 $BASE_PKG_VERSION."
+		echo "# RFC 8797 series on Debian $BASE_SRC $BASE_PKG_VERSION."
 		echo "# One line per commit: the patch to upstream files, then the new files"
 		echo "# it adds (kept at their kernel paths in this repository)."
 		echo "# Generated by 'make refresh'; edit the tree, not this file."
 	} >"$out"
-	rm -f "$RFC_TOP"/patches/[0-9][0-9][0-9][0-9]-*.patch
+	rm -f "$PATCHES"/[0-9][0-9][0-9][0-9]-*.patch
 	for c in $(g rev-list --reverse --first-parent "$BASE_TAG..HEAD"); do
 		n=$((n + 1))
 		name=$(printf '%04d-%s.patch' "$n" "$(slug "$(g log -1 --format=%s "$c")")")
+		added=$(g diff --name-only --diff-filter=A "$c^" "$c" | tr '\n' ' ')
 		{
 			g log -1 --format='From: %an <%ae>%nSubject: [PATCH] %s%n%n%b' "$c" | sed -e '${/^$/d}'
 			echo "---"
 			g diff --no-renames "$c^" "$c" -- . "${excl[@]}"
-		} >"$RFC_TOP/patches/$name"
-		added=$(g diff --name-only --diff-filter=A "$c^" "$c" | tr '\n' ' ')
+			[ "$RFC_BASE" = "$OVERLAY_BASE" ] || overlay_diff "$c" $added
+		} >"$PATCHES/$name"
 		if ! g diff --quiet "$c^" "$c" -- MAINTAINERS; then
 			# The entry lives in the top-level MAINTAINERS
 			g diff -U0 "$c^" "$c" -- MAINTAINERS | sed -n -e '/^+++/d' -e 's/^+//p' \
@@ -220,6 +248,7 @@ cmd_refresh() {
 		fi
 		echo "$name ${added% }" | sed -e 's/ *$//' >>"$out"
 		for f in ${added/MAINTAINERS/}; do
+			[ "$RFC_BASE" = "$OVERLAY_BASE" ] || continue
 			mkdir -p "$(dirname "$RFC_TOP/$f")"
 			g show "HEAD:$f" >"$RFC_TOP/$f"
 			if [ "$(g ls-tree HEAD -- "$f" | cut -c1-6)" = 100755 ]; then
@@ -232,7 +261,7 @@ cmd_refresh() {
 		done
 	done
 	mv "$out" "$SERIES"
-	msg "wrote $n patches to patches/ and their new files; now re-preparing the tree"
+	msg "wrote $n patches to patches/$RFC_BASE/ and their new files; now re-preparing the tree"
 	local want have
 	have=$(g rev-parse "HEAD^{tree}")
 	FORCE=1 cmd_prepare
@@ -247,8 +276,8 @@ cmd_export() {
 	mkdir -p "$dir"
 	g format-patch -q -s --cover-letter --no-signature -o "$dir" "$BASE_TAG..work" >/dev/null
 	cover=$(ls "$dir"/0000-cover-letter.patch)
-	if [ -f "$RFC_TOP/patches/cover-letter" ]; then
-		python3 - "$cover" "$RFC_TOP/patches/cover-letter" <<'PY'
+	if [ -f "$PATCHES/cover-letter" ]; then
+		python3 - "$cover" "$PATCHES/cover-letter" <<'PY'
 import sys
 cover, src = sys.argv[1], open(sys.argv[2]).read().split("\n", 1)
 text = open(cover).read()
