@@ -274,7 +274,8 @@ cmd_export() {
 	cmd_prepare
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	g format-patch -q -s --cover-letter --no-signature -o "$dir" "$BASE_TAG..work" >/dev/null
+	g format-patch -q -s --cover-letter --no-signature --subject-prefix="PATCH v1" \
+		-o "$dir" "$BASE_TAG..work" >/dev/null
 	cover=$(ls "$dir"/0000-cover-letter.patch)
 	if [ -f "$PATCHES/cover-letter" ]; then
 		python3 - "$cover" "$PATCHES/cover-letter" <<'PY'
