@@ -42,9 +42,12 @@ H := tools/testing/rfc8797
 # The base every target works on: mainline (Debian's linux-source-7.3,
 # the tree upstream reviews) or 6.12 (the stable line, the DKMS package).
 # make check runs the bases of CHECK_BASES.
-BASE ?= $(or $(RFC8797_BASE),mainline)
+# (BASE= on the command line, or RFC8797_BASE in the environment; a
+# variable named BASE in the environment is not taken for it.)
+BASE_SET := $(or $(filter command line,$(origin BASE)),$(RFC8797_BASE))
+override BASE := $(if $(filter command line,$(origin BASE)),$(BASE),$(or $(RFC8797_BASE),mainline))
 export RFC8797_BASE := $(BASE)
-CHECK_BASES ?= $(if $(filter command line environment,$(origin BASE)),$(BASE),mainline 6.12)
+CHECK_BASES ?= $(if $(BASE_SET),$(BASE),mainline 6.12)
 export CHECK_BASES
 # RFC8797_CACHE is the cache directory itself, as in lib.sh
 CACHE ?= $(or $(RFC8797_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rfc8797)

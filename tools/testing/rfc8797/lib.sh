@@ -10,7 +10,7 @@ RFC_HARNESS=$RFC_TOP/tools/testing/rfc8797
 #             development tree upstream reviews patches against
 #   6.12      Debian's linux-source-6.12 (bookworm-security, also trixie's
 #             kernel): the stable line, the DKMS package
-RFC_BASE=${RFC8797_BASE:-6.12}
+RFC_BASE=${RFC8797_BASE:-mainline}
 case "$RFC_BASE" in
 mainline)
 	BASE_SRC=linux-source-7.3
