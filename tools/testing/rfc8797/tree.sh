@@ -5,7 +5,7 @@
 #
 #   base tag   Debian's linux-source-6.12 as shipped (the pinned version,
 #              or the base lib.sh falls back to: see base_note)
-#   work       one commit per line of patches/series: the patch applied to
+#   work       one commit per line of patches/BASE/series: the patch applied to
 #              upstream files plus the new files (overlays) that line names
 #
 #   tree.sh prepare   create or update the tree from this repository
