@@ -99,7 +99,7 @@ ours|debug|base)
 	;;
 ours-6.12|ours-mainline)
 	# our kernel of a base, whichever this run is on (cross-version interop)
-	image=$CACHE_ROOT/${kernel#ours-}/build/main/arch/x86/boot/bzImage
+	image=$(ours_image "${kernel#ours-}")
 	[ -f "$image" ] || die "no kernel at $image: run 'make build BASE=${kernel#ours-}'"
 	cmdline="$cmdline root=hostroot rootfstype=9p"
 	cmdline="$cmdline rootflags=trans=virtio,version=9p2000.L,msize=524288,cache=loose ro"

@@ -302,7 +302,7 @@ for cell in "${cells[@]}"; do
 	for k in "$skern" "$ckern"; do
 		case "$k" in
 		ours-6.12 | ours-mainline)
-			[ -f "$CACHE_ROOT/${k#ours-}/build/main/arch/x86/boot/bzImage" ] ||
+			[ -f "$(ours_image "${k#ours-}")" ] ||
 				missing="no $k kernel: make build BASE=${k#ours-}" ;;
 		esac
 	done

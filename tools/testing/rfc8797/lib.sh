@@ -11,6 +11,10 @@ RFC_HARNESS=$RFC_TOP/tools/testing/rfc8797
 #   6.12      Debian's linux-source-6.12 (bookworm-security, also trixie's
 #             kernel): the stable line, the DKMS package
 RFC_BASE=${RFC8797_BASE:-mainline}
+# The stock kernel the guests boot as a peer (--kernel stock) is Debian's
+# released 6.12 on either base, what administrators run today; it is
+# also the 6.12 base's pin.
+STOCK_PIN=6.12.117-1~deb12u1
 case "$RFC_BASE" in
 mainline)
 	BASE_SRC=linux-source-7.3
@@ -22,15 +26,12 @@ mainline)
 	BASE_SRC=linux-source-6.12
 	BASE_FAMILY='linux-source-6\.12'
 	BASE_SUITES=""
-	BASE_PIN=${RFC8797_BASE_PIN:-6.12.117-1~deb12u1} ;;
+	BASE_PIN=${RFC8797_BASE_PIN:-$STOCK_PIN} ;;
 *)
 	echo "error: RFC8797_BASE=$RFC_BASE: mainline or 6.12" >&2
 	exit 1 ;;
 esac
 export RFC8797_BASE=$RFC_BASE
-# The stock kernel the guests boot as a peer (--kernel stock) is Debian's
-# released 6.12 on either base: what administrators run today.
-STOCK_PIN=6.12.117-1~deb12u1
 
 CACHE_ROOT=${RFC8797_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rfc8797}
 # everything that depends on the base: tree, builds, runs, logs
@@ -38,6 +39,8 @@ CACHE=$CACHE_ROOT/$RFC_BASE
 # Debian's stock kernel, the same for both bases
 STOCK_DIR=$CACHE_ROOT/stock
 PATCHES=$RFC_TOP/patches/$RFC_BASE
+# ours_image BASE: our kernel of BASE, whichever base this run is on
+ours_image() { echo "$CACHE_ROOT/$1/build/main/arch/x86/boot/bzImage"; }
 
 # sapt apt-get|apt-cache ARGS: apt with the machine's own sources, or,
 # for a base from other suites, with a private source list of those
@@ -45,7 +48,7 @@ PATCHES=$RFC_TOP/patches/$RFC_BASE
 # configuration) and private lists in $CACHE_ROOT/apt: the machine's apt
 # configuration is not changed.
 sapt() {
-	local tool=$1 d=$CACHE_ROOT/apt uri codename
+	local tool=$1 d=$CACHE_ROOT/apt uri codename s
 	shift
 	if [ -z "$BASE_SUITES" ]; then
 		timeout 1800 "$tool" -o APT::Sandbox::User=root "$@"
