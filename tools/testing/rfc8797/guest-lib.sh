@@ -479,11 +479,13 @@ rdma_relink() {
 #                 (RXE_DEVICE_CAP_FLAGS) and siw (siw_query_device) both
 #                 have it and both post and honour IB_WR_SEND_WITH_INV.
 #                 check_transport verifies the capability on the device.
+#  TR_SEND_SGE    the Send SGEs the device offers a QP (max_send_sge):
+#                 RXE_MAX_SGE (32) on rxe, SIW_MAX_SGE (6) on siw.
 transport_expect() {
 	case $1 in
-	rxe) TR_NODE_TYPE="1: CA" TR_PD_LEN_REP=196 TR_REMOTE_INV=1 ;;
-	siw) TR_NODE_TYPE="4: RNIC" TR_PD_LEN_REP=8 TR_REMOTE_INV=1 ;;
-	*) TR_NODE_TYPE="" TR_PD_LEN_REP="" TR_REMOTE_INV="" ;;
+	rxe) TR_NODE_TYPE="1: CA" TR_PD_LEN_REP=196 TR_REMOTE_INV=1 TR_SEND_SGE=32 ;;
+	siw) TR_NODE_TYPE="4: RNIC" TR_PD_LEN_REP=8 TR_REMOTE_INV=1 TR_SEND_SGE=6 ;;
+	*) TR_NODE_TYPE="" TR_PD_LEN_REP="" TR_REMOTE_INV="" TR_SEND_SGE="" ;;
 	esac
 }
 transport_expect "$TRANSPORT"

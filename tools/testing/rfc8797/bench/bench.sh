@@ -26,6 +26,9 @@
 # BENCH=quick: 3 rounds, NFSv3, 4 KiB random reads and writes and 1 MiB
 # reads, a sweep at 4, 8 and 16 KiB with R on: about 11 minutes, against
 # about 50 for the full bench.
+# BENCH=sweep: the sweep alone, NFSv3, our kernel at 1, 4, 8 and 16 KiB
+# with R on, and the base at its defaults: the deterministic counters and
+# memory per connection of a base, without timing (about 10 minutes).
 # BENCH_ROUNDS overrides the number of rounds.  Results: $CACHE/bench/
 # STAMP/ (bench.md, the plots, every guest's output); the latest
 # complete run is copied to tools/testing/rfc8797/bench/results/.
@@ -45,7 +48,12 @@ full)
 	sweep="1024 4096 8192 16384 32768 65536" sweep_r="1 0"
 	sweep_wl="randread-4k randwrite-4k randread-16k read-1m write-1m"
 	;;
-*) die "BENCH=$mode: quick or full" ;;
+sweep)
+	rounds=0 versions="3" runtime=2 files=200 workloads=""
+	sweep="1024 4096 8192 16384" sweep_r="1"
+	sweep_wl="randread-4k randwrite-4k read-1m write-1m"
+	;;
+*) die "BENCH=$mode: quick, full or sweep" ;;
 esac
 if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
 	[ "$(id -u)" = 0 ] || die "python3-matplotlib is missing (for the plots); run as root to install it"
@@ -101,8 +109,9 @@ done
 # counters do not depend on the NFS version much: the sweep runs NFSv3
 run sweep-ours ours ours --kind sweep --kernel ours --memory --configs "${cfgs[*]}" \
 	--versions 3 --workloads "$sweep_wl" --runtime 2
-run sweep-stock stock stock --kind sweep --kernel stock --memory --configs def \
-	--versions 3 --workloads "$sweep_wl" --runtime 2
+[ "$mode" = sweep ] ||
+	run sweep-stock stock stock --kind sweep --kernel stock --memory --configs def \
+		--versions 3 --workloads "$sweep_wl" --runtime 2
 run sweep-base base base --kind sweep --kernel base --memory --configs def \
 	--versions 3 --workloads "$sweep_wl" --runtime 2
 for ((i = 1; i <= rounds; i++)); do
@@ -123,7 +132,9 @@ cat "$out"/*/client/bench.jsonl >"$out/bench.jsonl" 2>/dev/null
 printf '%s\n' "${retries[@]}" >"$out/retries.txt"
 /usr/bin/python3 "$RFC_HARNESS/bench/report.py" --mode "$mode" --seconds $((SECONDS - start)) \
 	--retries "$out/retries.txt" "$out/bench.jsonl" "$out" || failed=1
-if [ "$failed" = 0 ]; then
+if [ "$mode" = sweep ]; then
+	msg "bench: $out/bench.md"
+elif [ "$failed" = 0 ]; then
 	mkdir -p "$RFC_HARNESS/bench/results"
 	cp "$out/bench.md" "$out"/*.png "$RFC_HARNESS/bench/results/"
 	msg "bench: $out/bench.md (copied to tools/testing/rfc8797/bench/results/)"

@@ -91,6 +91,43 @@ run_case srv-1k     16384  16384   1024   1024
 run_case nopriv     16384  16384   16384  0     0
 echo 1 >$SYS/cm_private_data
 
+# Send SGEs follow max_send_size too: with max_send_size above
+# max_req_size, a reply sent inline is mapped page by page, not copied
+# (pulled up) into the Send buffer, wherever the device offers the SGEs.
+# A 32 KiB READ reply is the transport header, the RPC head, 8 pages and
+# perhaps a tail: 11 SGEs, which rxe offers and siw (6) does not.
+pullup_case() {
+	local name=srv-sizes-send-sges f=$MNT/sges segs n
+	wait_no_conns || fail "$name-idle" "old connection still listed: $(cat $CONNS)"
+	client_set max_inline_read 65536 && client_set max_inline_write 4096 &&
+		echo 4096 >$SYS/max_req_size && echo 65536 >$SYS/max_send_size ||
+		{ fail "$name" "cannot configure 64 KiB Sends with 4 KiB max_req_size"; return; }
+	mount_nfs 3 $MNT || { fail "$name" "mount failed"; return; }
+	dd if=/dev/urandom of=/tmp/sges bs=32k count=8 status=none
+	cp /tmp/sges $f && sync
+	segs=$(mstat $MNT chunk_segs)
+	trace_on rpcrdma/svcrdma_send_pullup
+	dd if=$f of=/tmp/sges.back bs=32k iflag=direct status=none
+	n=$(trace_dump | awk '/svcrdma_send_pullup:/ {
+		for (i = 1; i <= NF; i++) if ($i ~ /^msg=/ && substr($i, 5) + 0 >= 32768) n++
+	} END { print n + 0 }')
+	segs=$(($(mstat $MNT chunk_segs) - segs))
+	if ! cmp -s /tmp/sges /tmp/sges.back; then
+		fail "$name" "data read back differs"
+	elif [ "$segs" != 0 ]; then
+		fail "$name" "$segs chunk segments: the 32 KiB replies were not sent inline"
+	elif [ "$TR_SEND_SGE" -ge 11 ] && [ "$n" != 0 ]; then
+		fail "$name" "$n of 8 inline 32 KiB replies copied into the Send buffer, with $TR_SEND_SGE Send SGEs on $TRANSPORT"
+	elif [ "$TR_SEND_SGE" -lt 11 ] && [ "$n" != 8 ]; then
+		fail "$name" "$n of 8 inline 32 KiB replies copied, but $TRANSPORT offers $TR_SEND_SGE Send SGEs: all must be"
+	else
+		pass "$name"
+	fi
+	umount_nfs $MNT || fail "$name-umount" "umount failed"
+	echo 0 >$SYS/max_send_size
+}
+pullup_case
+
 # out-of-range values are refused and change nothing
 echo 4096 >$SYS/max_req_size
 for kv in max_req_size=512 max_req_size=70000 max_send_size=1000 \
