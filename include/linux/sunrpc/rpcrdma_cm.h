@@ -114,6 +114,7 @@ struct rpcrdma_cm_negotiated {
 
 u8 rpcrdma_cm_encode_size(u32 size);
 u32 rpcrdma_cm_decode_size(u8 val);
+u32 rpcrdma_cm_round_size(u32 size);
 void rpcrdma_cm_private_build(struct rpcrdma_cm_private *msg,
 			      const struct rpcrdma_cm_props *local);
 enum rpcrdma_cm_parse_status

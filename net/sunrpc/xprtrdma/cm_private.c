@@ -69,6 +69,22 @@ u32 rpcrdma_cm_decode_size(u8 val)
 EXPORT_SYMBOL_IF_KUNIT(rpcrdma_cm_decode_size);
 
 /**
+ * rpcrdma_cm_round_size - The inline threshold a peer learns from a size
+ * @size: inline threshold, in octets
+ *
+ * What a peer decodes when @size is advertised: @size clamped and
+ * rounded down as rpcrdma_cm_encode_size() does.  Use it for the local
+ * properties of an endpoint, so that they are what went on the wire.
+ *
+ * Return: a multiple of 1024, 1024 through 262144.
+ */
+u32 rpcrdma_cm_round_size(u32 size)
+{
+	return rpcrdma_cm_decode_size(rpcrdma_cm_encode_size(size));
+}
+EXPORT_SYMBOL_IF_KUNIT(rpcrdma_cm_round_size);
+
+/**
  * rpcrdma_cm_private_build - Construct the local CM Private Data message
  * @msg: buffer for the eight-octet message
  * @local: properties to advertise to the peer
@@ -205,12 +221,6 @@ rpcrdma_cm_private_parse(const void *buf, size_t len,
 }
 EXPORT_SYMBOL_IF_KUNIT(rpcrdma_cm_private_parse);
 
-/* The size a peer learns after an encode and decode of @size */
-static u32 rpcrdma_cm_representable(u32 size)
-{
-	return rpcrdma_cm_decode_size(rpcrdma_cm_encode_size(size));
-}
-
 /**
  * rpcrdma_cm_negotiate - Compute the inline thresholds of a connection
  * @client: the client's (active side's) properties
@@ -234,10 +244,10 @@ void rpcrdma_cm_negotiate(const struct rpcrdma_cm_props *client,
 			  const struct rpcrdma_cm_props *server,
 			  struct rpcrdma_cm_negotiated *res)
 {
-	res->c2s_inline = min(rpcrdma_cm_representable(client->send_size),
-			      rpcrdma_cm_representable(server->recv_size));
-	res->s2c_inline = min(rpcrdma_cm_representable(server->send_size),
-			      rpcrdma_cm_representable(client->recv_size));
+	res->c2s_inline = min(rpcrdma_cm_round_size(client->send_size),
+			      rpcrdma_cm_round_size(server->recv_size));
+	res->s2c_inline = min(rpcrdma_cm_round_size(server->send_size),
+			      rpcrdma_cm_round_size(client->recv_size));
 	res->remote_inv = client->remote_inv && server->remote_inv;
 }
 EXPORT_SYMBOL_IF_KUNIT(rpcrdma_cm_negotiate);

@@ -148,6 +148,10 @@ static void rpcrdma_cm_encode_size_test(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, rpcrdma_cm_encode_size(t->size), t->expected,
 			    "size %u must clamp to 1024..262144, round down to a multiple of 1024, and encode as size / 1024 - 1",
 			    t->size);
+	KUNIT_EXPECT_EQ_MSG(test, rpcrdma_cm_round_size(t->size),
+			    ((u32)t->expected + 1) * 1024,
+			    "size %u must round to what a peer decodes from its encoding",
+			    t->size);
 }
 
 /* Every octet value decodes into range and encodes back to itself */

@@ -189,7 +189,7 @@ call_case() {
 	elif [ "$expect" = err_chunk ] && [ "$n" != 1 ]; then
 		fail "$name" "$n svcrdma_err_chunk events, want 1"
 	elif [ "$expect" = err_chunk ] &&
-	     ! dmesg | grep -q "svcrdma: client .* provided no Reply chunk for a .*-octet reply, larger than the $(min $SRV_SEND $((recv + 1023))) octets it can Receive (from its CM Private Data): replying ERR_CHUNK"; then
+	     ! dmesg | grep -q "svcrdma: .* sent no Reply chunk for a .*-octet reply, over the $(min $SRV_SEND $((recv + 1023))) octets it can Receive (per its CM Private Data): replying ERR_CHUNK"; then
 		fail "$name" "no log line names the cause: $(dmesg | tail -n 2)"
 	elif [ "$expect" = msg ] && [ "$n" != 0 ]; then
 		fail "$name" "$n svcrdma_err_chunk events, want 0"

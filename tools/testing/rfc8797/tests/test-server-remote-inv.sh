@@ -94,5 +94,20 @@ client_set remote_invalidation 1
 echo 1 >$SYS/remote_invalidation
 echo 1 >$SYS/cm_private_data
 
+# A statistics counter read in pieces reads as in one go: each read goes
+# on from the file position (one octet at a time, and from the second
+# octet on).  Nothing is mounted, so the count stands still.
+f=$SYS/rdma_stat_recv
+v=$(cat $f)
+if ! [[ "$v" =~ ^[0-9][0-9]+$ ]]; then
+	fail srv-rinv-counter-pieces "rdma_stat_recv is '$v': too short to show a position"
+else
+	bytes=$(dd if=$f bs=1 status=none) n=$(dd if=$f bs=1 status=none | wc -c)
+	rest=$(dd if=$f bs=1 skip=1 status=none)
+	[ "$bytes" = "$v" ] && [ "$n" = $((${#v} + 1)) ] && [ "$rest" = "${v:1}" ] &&
+		pass srv-rinv-counter-pieces ||
+		fail srv-rinv-counter-pieces "cat: '$v'; one octet at a time: '$bytes' ($n octets); from octet 2: '$rest'"
+fi
+
 check_dmesg srv-rinv-dmesg-clean
 exit $FAILED
