@@ -48,10 +48,11 @@ for cfg in 1024:1024 4096:4096 16384:16384 65536:65536 2048:65536 5000:3000; do
 		d=$mnt/$t
 		mkdir -p "$d"
 		cp $src/big "$d/big" && cp -r $src/small "$d/small" && sync
-		got="$(cm c2s) $(cm s2c) R=$(cm client_r)/$(cm r) st=$(cm cm_status)"
-		want="$exp_c2s $exp_s2c R=$TR_REMOTE_INV/$TR_REMOTE_INV st=found"
+		# the client's own sizes as it sent them: rounded down
+		got="$(cm c2s) $(cm s2c) R=$(cm client_r)/$(cm r) st=$(cm cm_status) sent=$(cm client_send)/$(cm client_recv)"
+		want="$exp_c2s $exp_s2c R=$TR_REMOTE_INV/$TR_REMOTE_INV st=found sent=$(kround "$w")/$(kround "$r")"
 		[ "$got" = "$want" ] && pass "$t-negotiated" ||
-			fail "$t-negotiated" "xprt_info c2s s2c R st: '$got', expected '$want'"
+			fail "$t-negotiated" "xprt_info c2s s2c R st sent: '$got', expected '$want'"
 		trace_dump | grep -o 'xprtrdma_\(cm_private\|inline_thresh\).*' | sort -u
 		pd=$(trace_dump | grep -o 'xprtrdma_cm_private: .* len=[0-9]* status=[a-z_]*' |
 		     sed 's/.* len=//' | sort -u | tr '\n' ';')
