@@ -350,20 +350,29 @@ trace_dump() {
 	grep -v '^#' /sys/kernel/tracing/trace 2>/dev/null
 }
 
-# Memory a connection really allocated, from the kmem:kmalloc tracepoint:
-# kmalloc_mark SIZE... starts recording the kmallocs of exactly these
-# requested sizes (a filter, so that the ring buffer keeps up during
-# I/O); kmalloc_count PATTERN SIZE prints "N OCTETS": how many kmallocs
-# of SIZE octets came from a call site whose symbol matches the awk
-# regex PATTERN since the last mark, and what they took (bytes_alloc:
-# the kmalloc cache or page order the size rounds up to); "na na" when
-# the ring buffer overflowed and the count would be short.
+# Memory a connection really allocated, from the kmem:kmalloc and
+# kmem:kmem_cache_alloc tracepoints: kmalloc_mark SIZE... starts
+# recording the kmallocs of exactly these requested sizes, and the
+# allocations from slab caches of these sizes rounded up to a multiple
+# of 1024 (svcrdma takes buffers that kmalloc does not fit from such
+# caches); filtered, so that the ring buffer keeps up during I/O.
+# kmalloc_count PATTERN SIZE prints "N OCTETS": how many of either came
+# from a call site whose symbol matches the awk regex PATTERN since the
+# last mark, and what they took (bytes_alloc: the kmalloc class or cache
+# object the size rounds up to); "na na" when the ring buffer overflowed
+# and the count would be short.
 kmalloc_mark() {
-	local t=/sys/kernel/tracing f="" s
-	for s in "$@"; do f="${f:+$f || }bytes_req == $s"; done
+	local t=/sys/kernel/tracing f="" c="" s
+	for s in "$@"; do
+		f="${f:+$f || }bytes_req == $s"
+		c="${c:+$c || }bytes_req == $(((s + 1023) / 1024 * 1024))"
+	done
 	echo 0 >$t/events/kmem/kmalloc/enable
+	echo 0 >$t/events/kmem/kmem_cache_alloc/enable
 	echo "$f" >$t/events/kmem/kmalloc/filter || return 1
+	echo "$c" >$t/events/kmem/kmem_cache_alloc/filter || return 1
 	echo 1 >$t/events/kmem/kmalloc/enable
+	echo 1 >$t/events/kmem/kmem_cache_alloc/enable
 	echo 1 >$t/tracing_on
 	echo rfc8797-kmalloc-mark >$t/trace_marker
 }
@@ -372,9 +381,11 @@ kmalloc_count() {
 		echo na na
 		return
 	fi
-	awk -v pat="$1" -v size="$2" '
+	awk -v pat="$1" -v size="$2" -v obj="$((($2 + 1023) / 1024 * 1024))" '
 		/rfc8797-kmalloc-mark/ { n = 0; b = 0; next }
-		/ kmalloc: / && $0 ~ (" call_site=" pat) && index($0, " bytes_req=" size " ") {
+		(/ kmalloc: / && index($0, " bytes_req=" size " ") ||
+		 / kmem_cache_alloc: / && index($0, " bytes_req=" obj " ")) &&
+		$0 ~ (" call_site=" pat) {
 			if (match($0, / bytes_alloc=[0-9]+/)) {
 				n++
 				b += substr($0, RSTART + 13, RLENGTH - 13)

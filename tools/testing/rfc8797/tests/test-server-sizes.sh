@@ -128,6 +128,35 @@ pullup_case() {
 }
 pullup_case
 
+# Buffer memory follows the bytes: a client that advertises 4096 (every
+# Linux client without RFC 8797 negotiation does) to a server whose
+# max_req_size is 8192 gets Receive buffers of 4096 + 1023 octets, the
+# slack for clients whose settings are not multiples of 1024.  They must
+# not take kmalloc's 8 KiB class: at most 1.25 times the memory of
+# 4096-octet buffers, counted at connect (2 * max_requests + 7 of them).
+memory_case() {
+	local name=srv-sizes-recv-memory n want got octets
+	wait_no_conns || fail "$name-idle" "old connection still listed: $(cat $CONNS)"
+	client_set max_inline_read 4096 && client_set max_inline_write 4096 &&
+		echo 8192 >$SYS/max_req_size && echo 0 >$SYS/max_send_size ||
+		{ fail "$name" "cannot configure a 4096 client and an 8192 server"; return; }
+	kmalloc_mark 5119 || { fail "$name" "cannot trace kmalloc"; return; }
+	mount_nfs 3 $MNT || { fail "$name" "mount failed"; return; }
+	set -- $(kmalloc_count 'svc_rdma_recv_ctxt_alloc' 5119)
+	got=$1 octets=$2
+	want=$((2 * $(cat $SYS/max_requests) + 7))
+	log "$name: $got Receive buffers of 5119 octets took $octets octets; $(cat $CONNS)"
+	if [ "$got" != "$want" ]; then
+		fail "$name" "$got Receive buffers of 5119 octets counted, want $want"
+	elif [ "$octets" -gt $((want * 4096 * 5 / 4)) ]; then
+		fail "$name" "$want buffers of 5119 octets took $octets octets: $((octets / want)) each, over 1.25 x 4096"
+	else
+		pass "$name"
+	fi
+	umount_nfs $MNT || fail "$name-umount" "umount failed"
+}
+memory_case
+
 # out-of-range values are refused and change nothing
 echo 4096 >$SYS/max_req_size
 for kv in max_req_size=512 max_req_size=70000 max_send_size=1000 \
