@@ -142,7 +142,7 @@ memory_case() {
 		{ fail "$name" "cannot configure a 4096 client and an 8192 server"; return; }
 	kmalloc_mark 5119 || { fail "$name" "cannot trace kmalloc"; return; }
 	mount_nfs 3 $MNT || { fail "$name" "mount failed"; return; }
-	set -- $(kmalloc_count 'svc_rdma_recv_ctxt_alloc' 5119)
+	set -- $(kmalloc_count 'svc_rdma_[a-z_]*recv' 5119)
 	got=$1 octets=$2
 	want=$((2 * $(cat $SYS/max_requests) + 7))
 	log "$name: $got Receive buffers of 5119 octets took $octets octets; $(cat $CONNS)"
