@@ -265,8 +265,9 @@ def main():
     w("")
     w("## Buffer memory per connection")
     w("")
-    w("Counted from the kmem:kmalloc tracepoint on each side (bytes_alloc: what "
-      "the kmalloc really took), just after the mount and again after the "
+    w("Counted from the kmem:kmalloc and kmem:kmem_cache_alloc tracepoints on each "
+      "side (bytes_alloc: what the kmalloc, or the slab cache of buffers that "
+      "kmalloc does not fit, really took), just after the mount and again after the "
       "workloads; \"expected\" is what the server's settings give: "
       "(2 x max_requests + 7) Receives of the kmalloc size of recv_buf.")
     w("")
