@@ -231,8 +231,9 @@ counters() {
 		   [ $((li * 100)) -gt "$swi" ]; then
 			why+=("$li LOCAL_INVs for $swi remotely invalidated replies")
 		fi
-		if known "$un" && [ "$skern" = stock ]; then
-			# stock answers R=0 and invalidates all the same
+		if known "$un" && { [ "$skern" = stock ] || [ "$skern" = base ]; }; then
+			# stock, and the base (upstream without the series),
+			# answer R=0 and invalidate all the same
 			[ "$un" = "$ri" ] || why+=("$un of $ri invalidations counted as not negotiated, want all")
 		elif known "$un"; then
 			[ "$un" = 0 ] || why+=("$un invalidations counted as not negotiated, want 0")
