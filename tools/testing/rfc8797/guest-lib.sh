@@ -361,11 +361,14 @@ trace_dump() {
 # last mark, and what they took (bytes_alloc: the kmalloc class or cache
 # object the size rounds up to); "na na" when the ring buffer overflowed
 # and the count would be short.
+# kib_up SIZE: SIZE rounded up to a multiple of 1024, the object size of
+# the svcrdma buffer cache a SIZE-octet buffer comes from
+kib_up() { echo $((($1 + 1023) / 1024 * 1024)); }
 kmalloc_mark() {
 	local t=/sys/kernel/tracing f="" c="" s
 	for s in "$@"; do
 		f="${f:+$f || }bytes_req == $s"
-		c="${c:+$c || }bytes_req == $(((s + 1023) / 1024 * 1024))"
+		c="${c:+$c || }bytes_req == $(kib_up "$s")"
 	done
 	echo 0 >$t/events/kmem/kmalloc/enable
 	echo 0 >$t/events/kmem/kmem_cache_alloc/enable
@@ -381,7 +384,7 @@ kmalloc_count() {
 		echo na na
 		return
 	fi
-	awk -v pat="$1" -v size="$2" -v obj="$((($2 + 1023) / 1024 * 1024))" '
+	awk -v pat="$1" -v size="$2" -v obj="$(kib_up "$2")" '
 		/rfc8797-kmalloc-mark/ { n = 0; b = 0; next }
 		(/ kmalloc: / && index($0, " bytes_req=" size " ") ||
 		 / kmem_cache_alloc: / && index($0, " bytes_req=" obj " ")) &&

@@ -102,7 +102,8 @@ v=$(cat $f)
 if ! [[ "$v" =~ ^[0-9][0-9]+$ ]]; then
 	fail srv-rinv-counter-pieces "rdma_stat_recv is '$v': too short to show a position"
 else
-	bytes=$(dd if=$f bs=1 status=none) n=$(dd if=$f bs=1 status=none | wc -c)
+	dd if=$f of=/tmp/pieces bs=1 status=none
+	bytes=$(cat /tmp/pieces) n=$(wc -c </tmp/pieces)
 	rest=$(dd if=$f bs=1 skip=1 status=none)
 	[ "$bytes" = "$v" ] && [ "$n" = $((${#v} + 1)) ] && [ "$rest" = "${v:1}" ] &&
 		pass srv-rinv-counter-pieces ||

@@ -135,21 +135,22 @@ pullup_case
 # not take kmalloc's 8 KiB class: at most 1.25 times the memory of
 # 4096-octet buffers, counted at connect (2 * max_requests + 7 of them).
 memory_case() {
-	local name=srv-sizes-recv-memory n want got octets
+	local name=srv-sizes-recv-memory size=$((4096 + 1023)) want got octets
 	wait_no_conns || fail "$name-idle" "old connection still listed: $(cat $CONNS)"
 	client_set max_inline_read 4096 && client_set max_inline_write 4096 &&
 		echo 8192 >$SYS/max_req_size && echo 0 >$SYS/max_send_size ||
 		{ fail "$name" "cannot configure a 4096 client and an 8192 server"; return; }
-	kmalloc_mark 5119 || { fail "$name" "cannot trace kmalloc"; return; }
+	kmalloc_mark $size || { fail "$name" "cannot trace kmalloc"; return; }
 	mount_nfs 3 $MNT || { fail "$name" "mount failed"; return; }
-	set -- $(kmalloc_count 'svc_rdma_[a-z_]*recv' 5119)
+	# shellcheck disable=SC2046
+	set -- $(kmalloc_count 'svc_rdma_[a-z_]*recv' $size)
 	got=$1 octets=$2
 	want=$((2 * $(cat $SYS/max_requests) + 7))
-	log "$name: $got Receive buffers of 5119 octets took $octets octets; $(cat $CONNS)"
+	log "$name: $got Receive buffers of $size octets took $octets octets; $(cat $CONNS)"
 	if [ "$got" != "$want" ]; then
-		fail "$name" "$got Receive buffers of 5119 octets counted, want $want"
+		fail "$name" "$got Receive buffers of $size octets counted, want $want"
 	elif [ "$octets" -gt $((want * 4096 * 5 / 4)) ]; then
-		fail "$name" "$want buffers of 5119 octets took $octets octets: $((octets / want)) each, over 1.25 x 4096"
+		fail "$name" "$want buffers of $size octets took $octets octets: $((octets / want)) each, over 1.25 x 4096"
 	else
 		pass "$name"
 	fi
