@@ -27,7 +27,7 @@
 # must fail; RFC8797_INJECT=crash crashes this guest's kernel after the
 # first mount through sysrq (the stock kernel has it, our test kernel
 # not), to show that interop-matrix.sh stops the server at once and
-# retries a crashed stock guest once only; RFC8797_INJECT=reboot
+# retries a crashed stock guest at most twice; RFC8797_INJECT=reboot
 # reboots this guest there instead (QEMU runs with -no-reboot, so it
 # ends), leaving neither an exit status nor a crash on the console, as a
 # triple fault does: retried the same way for a stock guest, never for
