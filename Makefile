@@ -88,7 +88,7 @@ build-debug: tree
 
 check-debug: build-debug
 	@RFC8797_KERNEL=debug E2E_TIMEOUT=3600 STORM_DISCONNECTS=50 HOSTILE_QUICK= \
-		E2E_TESTS="agree client-reminv server-remote-inv" $(H)/check.sh kunit kunit_upstream hostile e2e storm
+		E2E_TESTS="agree client-reminv server-remote-inv" $(H)/check.sh kunit kunit_upstream hostile sendqueue e2e storm
 
 kunit: build
 	@$(H)/check.sh kunit
@@ -143,7 +143,7 @@ help:
 	@echo "                     default) or 6.12 (the stable line, the DKMS package)"
 	@echo "  CHECK_BASES        bases make check runs (default: mainline 6.12)"
 	@echo "  CHECK_STAGES_6_12  stages of the 6.12 base when make check runs both"
-	@echo "                     (default: kunit sparse checkpatch interop dkms)"
+	@echo "                     (default: kunit sparse checkpatch sendqueue interop dkms)"
 	@echo "  E2E_TRANSPORTS     transports of the e2e and hostile stages (default: rxe siw)"
 	@echo "  E2E_TESTS          only these tests/test-NAME.sh, e.g. \"agree large-io\" (default: all)"
 	@echo "  E2E_VERSIONS       NFS versions of the basic e2e guest (default: 3 4.0 4.1 4.2; siw: 3 4.2)"
@@ -172,4 +172,4 @@ help:
 	@echo "                     to try the fallback"
 	@echo "  JOBS               parallel build jobs (default: nproc)"
 	@echo "  FORCE=1            make tree discards tree commits not written back"
-	@echo "Stages of check.sh: kunit sparse checkpatch fuzz wireshark e2e hostile storm interop dkms (default), kunit_upstream wireshark_live"
+	@echo "Stages of check.sh: kunit sparse checkpatch fuzz wireshark e2e hostile sendqueue storm interop dkms (default), kunit_upstream wireshark_live"

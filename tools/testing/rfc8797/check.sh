@@ -5,7 +5,7 @@
 # that cannot run counts as failed, never as skipped.
 #
 #   check.sh [STAGE...]   stages: kunit sparse checkpatch fuzz wireshark e2e
-#                         hostile storm interop dkms (default: all, in that
+#                         hostile sendqueue storm interop dkms (default: all, in that
 #                         order; dkms on the 6.12 base only), and
 #                         kunit_upstream (make kunit-upstream, check-debug),
 #                         wireshark_live (make wireshark-live)
@@ -28,14 +28,15 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 stages=("$@")
-ALL_STAGES=(kunit sparse checkpatch fuzz wireshark e2e hostile storm interop)
+ALL_STAGES=(kunit sparse checkpatch fuzz wireshark e2e hostile sendqueue storm interop)
 # the DKMS package is the 6.12 line's
 [ "$RFC_BASE" != 6.12 ] || ALL_STAGES+=(dkms)
 # When make check runs both bases, the 6.12 base runs what guards the
 # stable line: its build, KUnit, sparse and checkpatch, the DKMS package
-# on Debian's kernel and the interoperability with Debian's stock 6.12;
+# on Debian's kernel and the interoperability with Debian's stock 6.12,
+# and the crafted chunk lists (its Send Queue fixes are its own);
 # mainline runs everything.
-CHECK_STAGES_6_12=${CHECK_STAGES_6_12:-kunit sparse checkpatch interop dkms}
+CHECK_STAGES_6_12=${CHECK_STAGES_6_12:-kunit sparse checkpatch sendqueue interop dkms}
 read -r -a bases <<<"${CHECK_BASES:-$RFC_BASE}"
 transports=${E2E_TRANSPORTS:-rxe siw}
 HOSTILE_QUICK=${HOSTILE_QUICK-1}	# set and empty: the full table
@@ -301,6 +302,18 @@ stage_hostile() {
 			e2e_guest "hostile-$tr-$role" "$tr" "$RFC_HARNESS/tests/hostile-$role.sh" \
 				${HOSTILE_QUICK:+--quick}
 		done
+	done
+}
+
+# Crafted clients whose Read and Write lists need as many Send Queue
+# entries as the connection has, or more, and servers with many credits
+# (tests/send-queue.sh)
+stage_sendqueue() {
+	local tr
+	make -C "$RFC_HARNESS/cm-peer" >"$run/cm-peer-build.log" 2>&1 ||
+		{ result sendqueue-build fail "cm-peer did not build, see $run/cm-peer-build.log"; return; }
+	for tr in $transports; do
+		e2e_guest "sendqueue-$tr" "$tr" "$RFC_HARNESS/tests/send-queue.sh"
 	done
 }
 

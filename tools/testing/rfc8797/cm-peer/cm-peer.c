@@ -9,7 +9,7 @@
  * bytes and what the kernel answers with.
  *
  *   cm-peer connect ADDR PORT --data HEX [--hold SEC] [--timeout SEC]
- *			[--call readdir|null:SIZE]
+ *			[--call readdir|null:SIZE|readlist:N|writelist:N:NAME]
  *	Active side (the role of an NFS client): resolve ADDR, create an
  *	RC QP, rdma_connect() with the given Private Data, wait for
  *	ESTABLISHED or REJECTED, print the server's answer, hold the
@@ -23,6 +23,18 @@
  *	--call null:SIZE the call is an NFSv4 NULL padded with zeros to
  *	SIZE octets (64..4096, a multiple of 4): a server whose Receive
  *	buffers are smaller loses the connection instead of replying.
+ *	With --call readlist:N the call is an RDMA_NOMSG whose RPC
+ *	message, an NFSv4 NULL padded with zeros to 4*N octets, sits in
+ *	this peer's memory behind a position-zero Read chunk of N
+ *	segments of 4 octets each (N = 10..MAX_SEGS): the server must
+ *	pull it with at least N RDMA Reads posted as one chain, so N
+ *	chooses how many Send Queue entries one call needs.  With
+ *	--call writelist:N:NAME the call is an NFSv4.0 COMPOUND
+ *	{ PUTROOTFH, LOOKUP NAME, READ } of 4*N octets at offset 0 with
+ *	the anonymous stateid, and a Write list of one chunk of N
+ *	segments of 4 octets: the server must RDMA Write the file's data
+ *	in N pieces; the reply line then also shows the first octets the
+ *	server wrote ("data=HEX", up to 32).
  *
  *   cm-peer listen ADDR PORT --data HEX [--hold SEC] [--timeout SEC]
  *			[--reply-inv own|other|stray|RKEY]
@@ -121,6 +133,11 @@ enum {
 #define OP_PUTROOTFH	24
 #define OP_READDIR	26
 #define READDIR_MAX	3000	/* --call readdir: dircount and maxcount */
+#define OP_LOOKUP	15
+#define OP_READ		25
+#define SEG_LEN		4	/* octets per segment of --call *list */
+#define MAX_SEGS	2048	/* segments of --call readlist/writelist */
+#define SEND_SIZE	(64 + 24 * MAX_SEGS + 512)	/* the largest call */
 
 static const char *prog = "cm-peer";
 static volatile sig_atomic_t stop_hold;
@@ -135,7 +152,10 @@ struct opts {
 	double timeout;
 	bool reply_inv;
 	bool call;
-	size_t call_null;	/* --call null:SIZE, or 0 for readdir */
+	size_t call_null;	/* --call null:SIZE, or 0 */
+	size_t call_segs;	/* --call readlist:N or writelist:N:NAME */
+	bool call_write;	/* writelist */
+	const char *call_name;	/* writelist: the file to READ */
 	enum { INV_RKEY, INV_OWN, INV_OTHER, INV_STRAY } reply_inv_mode;
 	uint32_t inv_rkey;
 };
@@ -158,6 +178,8 @@ struct conn {
 	struct ibv_cq *cq;
 	struct ibv_mr *mr;
 	uint8_t *buf;		/* NR_RECV receive buffers, then one send */
+	struct ibv_mr *chunk_mr;	/* --call *list: the chunk's memory */
+	uint8_t *chunk;
 };
 
 static void usage(FILE *f)
@@ -166,7 +188,7 @@ static void usage(FILE *f)
 		"usage: %s connect ADDR PORT --data HEX [--hold SEC] [--timeout SEC]\n"
 		"       %s listen ADDR PORT --data HEX [--hold SEC] [--timeout SEC]\n"
 		"                 [--reply-inv own|other|stray|RKEY]\n"
-		"       (connect only: [--call readdir|null:SIZE])\n"
+		"       (connect only: [--call readdir|null:SIZE|readlist:N|writelist:N:NAME])\n"
 		"\n"
 		"A crafted RDMA-CM peer: sends exactly the Private Data HEX (\"\" for\n"
 		"none, at most %d octets) in its connect request (connect) or its\n"
@@ -180,7 +202,11 @@ static void usage(FILE *f)
 		"rkey under an unused xid (stray); RKEY: the first call, that rkey.\n"
 		"--call readdir sends one NFSv4.0 READDIR of the export root inline,\n"
 		"without chunks, and prints the server's reply as an rpc-reply line;\n"
-		"--call null:SIZE an NFSv4 NULL call padded to SIZE octets.\n"
+		"--call null:SIZE an NFSv4 NULL call padded to SIZE octets;\n"
+		"--call readlist:N an NFSv4 NULL of 4*N octets behind a Read chunk\n"
+		"of N 4-octet segments; --call writelist:N:NAME an NFSv4.0 READ of\n"
+		"4*N octets of the file NAME in the export root into a Write\n"
+		"chunk of N 4-octet segments.\n"
 		"\n"
 		"exit status: 0 ok, 1 usage, 2 setup/resolve failure, 3 rejected,\n"
 		"4 timeout, 5 unexpected CM event, 6 peer disconnected during the\n"
@@ -406,12 +432,24 @@ static int make_qp(struct conn *c, bool recvs)
 	}
 	if (!recvs)
 		return 0;
-	c->buf = calloc(NR_RECV + 1, BUF_SIZE);
+	c->buf = calloc(1, (size_t)NR_RECV * BUF_SIZE + SEND_SIZE);
 	if (!c->buf)
 		return EXIT_SETUP;
-	c->mr = ibv_reg_mr(c->pd, c->buf, (size_t)(NR_RECV + 1) * BUF_SIZE,
+	c->mr = ibv_reg_mr(c->pd, c->buf, (size_t)NR_RECV * BUF_SIZE + SEND_SIZE,
 			   IBV_ACCESS_LOCAL_WRITE);
 	if (!c->mr) {
+		perror("ibv_reg_mr");
+		return EXIT_SETUP;
+	}
+	/* the memory a Read or Write chunk of --call points to */
+	c->chunk = calloc(MAX_SEGS, SEG_LEN);
+	if (!c->chunk)
+		return EXIT_SETUP;
+	c->chunk_mr = ibv_reg_mr(c->pd, c->chunk, (size_t)MAX_SEGS * SEG_LEN,
+				 IBV_ACCESS_LOCAL_WRITE |
+				 IBV_ACCESS_REMOTE_READ |
+				 IBV_ACCESS_REMOTE_WRITE);
+	if (!c->chunk_mr) {
 		perror("ibv_reg_mr");
 		return EXIT_SETUP;
 	}
@@ -430,6 +468,9 @@ static void free_conn(struct conn *c)
 		rdma_destroy_qp(c->id);
 	if (c->mr)
 		ibv_dereg_mr(c->mr);
+	if (c->chunk_mr)
+		ibv_dereg_mr(c->chunk_mr);
+	free(c->chunk);
 	if (c->cq)
 		ibv_destroy_cq(c->cq);
 	if (c->pd)
@@ -453,6 +494,35 @@ static uint8_t *put32(uint8_t *p, uint32_t v)
 	v = htonl(v);
 	memcpy(p, &v, sizeof(v));
 	return p + sizeof(v);
+}
+
+static uint8_t *put64(uint8_t *p, uint64_t v)
+{
+	p = put32(p, (uint32_t)(v >> 32));
+	return put32(p, (uint32_t)v);
+}
+
+/* One RDMA segment (RFC 8166 section 4.1.2): handle, length, offset */
+static uint8_t *put_segment(uint8_t *p, const struct conn *c, size_t i)
+{
+	p = put32(p, c->chunk_mr->rkey);
+	p = put32(p, SEG_LEN);
+	return put64(p, (uintptr_t)(c->chunk + i * SEG_LEN));
+}
+
+/* An NFSv4 NULL call, AUTH_NONE, at @p; returns its end */
+static uint8_t *put_null_call(uint8_t *p, uint32_t xid)
+{
+	p = put32(p, xid);
+	p = put32(p, RPC_CALL);
+	p = put32(p, 2);		/* RPC version */
+	p = put32(p, NFS_PROGRAM);
+	p = put32(p, 4);
+	p = put32(p, 0);		/* NFSPROC4_NULL */
+	p = put32(p, AUTH_NONE);
+	p = put32(p, 0);
+	p = put32(p, AUTH_NONE);
+	return put32(p, 0);
 }
 
 /* Poll the CQ until a completion arrives or @deadline passes */
@@ -649,34 +719,56 @@ static int send_call(struct conn *c, const struct opts *o)
 	uint32_t xid = 0x52464338, proc, err;	/* "RFC8" */
 	const uint8_t *rep;
 	struct ibv_wc wc;
+	size_t i;
 	int ret;
 
 	p = put32(p, xid);
 	p = put32(p, RPCRDMA_VERSION);
 	p = put32(p, 1);		/* credits asked for */
+	if (o->call_segs && !o->call_write) {
+		/* RDMA_NOMSG: the whole call in a position-zero Read
+		 * chunk, one 4-octet segment after the other, padded with
+		 * zeros (whatever the server makes of the padding)
+		 */
+		p = put32(p, RDMA_NOMSG);
+		for (i = 0; i < o->call_segs; i++) {
+			p = put32(p, 1);	/* a Read segment follows */
+			p = put32(p, 0);	/* position zero */
+			p = put_segment(p, c, i);
+		}
+		p = put32(p, 0);	/* end of the Read list */
+		p = put32(p, 0);	/* Write list */
+		p = put32(p, 0);	/* no Reply chunk */
+		memset(c->chunk, 0, o->call_segs * SEG_LEN);
+		put_null_call(c->chunk, xid);
+		goto post;
+	}
 	p = put32(p, RDMA_MSG);
 	p = put32(p, 0);		/* Read list */
-	p = put32(p, 0);		/* Write list */
+	if (o->call_write) {
+		/* one Write chunk of 4-octet segments for the READ */
+		p = put32(p, 1);
+		p = put32(p, (uint32_t)o->call_segs);
+		for (i = 0; i < o->call_segs; i++)
+			p = put_segment(p, c, i);
+		memset(c->chunk, 0, o->call_segs * SEG_LEN);
+	}
+	p = put32(p, 0);		/* end of the Write list */
 	p = put32(p, 0);		/* no Reply chunk */
+	if (o->call_null) {
+		/* zero padding up to the size: a message of exactly that
+		 * many octets, whatever the server makes of the padding
+		 */
+		p = put_null_call(p, xid);
+		memset(p, 0, o->call_null - (size_t)(p - msg));
+		p = msg + o->call_null;
+		goto post;
+	}
 	p = put32(p, xid);		/* RPC call (RFC 5531) */
 	p = put32(p, RPC_CALL);
 	p = put32(p, 2);		/* RPC version */
 	p = put32(p, NFS_PROGRAM);
 	p = put32(p, 4);
-	if (o->call_null) {
-		/* NFSPROC4_NULL, AUTH_NONE, zero padding up to the size:
-		 * a message of exactly that many octets, whatever the
-		 * server makes of the padding
-		 */
-		p = put32(p, 0);
-		p = put32(p, AUTH_NONE);
-		p = put32(p, 0);
-		p = put32(p, AUTH_NONE);
-		p = put32(p, 0);
-		memset(p, 0, o->call_null - (size_t)(p - msg));
-		p = msg + o->call_null;
-		goto post;
-	}
 	p = put32(p, NFSPROC4_COMPOUND);
 	p = put32(p, AUTH_SYS);
 	p = put32(p, 28);		/* credential body length */
@@ -691,6 +783,23 @@ static int send_call(struct conn *c, const struct opts *o)
 	p = put32(p, 0);
 	p = put32(p, 0);		/* COMPOUND4args: empty tag */
 	p = put32(p, 0);		/* minorversion */
+	if (o->call_write) {
+		size_t n = strlen(o->call_name);
+
+		p = put32(p, 3);	/* three operations */
+		p = put32(p, OP_PUTROOTFH);
+		p = put32(p, OP_LOOKUP);
+		p = put32(p, (uint32_t)n);
+		memset(p, 0, (n + 3) & ~(size_t)3);
+		memcpy(p, o->call_name, n);
+		p += (n + 3) & ~(size_t)3;
+		p = put32(p, OP_READ);
+		for (i = 0; i < 4; i++)
+			p = put32(p, 0);	/* the anonymous stateid */
+		p = put64(p, 0);		/* offset */
+		p = put32(p, (uint32_t)(o->call_segs * SEG_LEN));
+		goto post;
+	}
 	p = put32(p, 2);		/* two operations */
 	p = put32(p, OP_PUTROOTFH);
 	p = put32(p, OP_READDIR);
@@ -741,7 +850,13 @@ post:
 		printf(" err=%s", err == ERR_CHUNK ? "ERR_CHUNK" :
 		       err == ERR_VERS ? "ERR_VERS" : "?");
 	}
-	printf(" len=%u status=%s\n", wc.byte_len, ibv_wc_status_str(wc.status));
+	printf(" len=%u status=%s", wc.byte_len, ibv_wc_status_str(wc.status));
+	if (o->call_write && proc == RDMA_MSG) {
+		printf(" data=");
+		print_hex(stdout, c->chunk, o->call_segs * SEG_LEN < 32 ?
+			  o->call_segs * SEG_LEN : 32);
+	}
+	printf("\n");
 	return 0;
 }
 
@@ -1010,6 +1125,23 @@ int main(int argc, char **argv)
 			o.call = true;
 			if (!strcmp(optarg, "readdir"))
 				break;
+			if (!strncmp(optarg, "readlist:", 9) ||
+			    !strncmp(optarg, "writelist:", 10)) {
+				o.call_write = optarg[0] == 'w';
+				errno = 0;
+				o.call_segs = strtoul(strchr(optarg, ':') + 1,
+						      &end, 0);
+				if (errno || o.call_segs < 10 ||
+				    o.call_segs > MAX_SEGS)
+					goto bad;
+				if (!o.call_write && !*end)
+					break;
+				if (!o.call_write || *end != ':' || !end[1] ||
+				    strlen(end + 1) > 255)
+					goto bad;
+				o.call_name = end + 1;
+				break;
+			}
 			if (strncmp(optarg, "null:", 5))
 				goto bad;
 			errno = 0;
