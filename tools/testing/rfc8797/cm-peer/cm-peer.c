@@ -79,7 +79,8 @@
  *	3  the connect request was rejected (connect role)
  *	4  a wait timed out
  *	5  an unexpected CM event (UNREACHABLE, CONNECT_ERROR, ...)
- *	6  the peer disconnected before the hold ended
+ *	6  the peer disconnected before the hold ended, or before it
+ *	   replied to --call
  *	7  --reply-inv: a call could not be parsed or a reply not sent;
  *	   --call: the call could not be sent or no reply arrived
  */
@@ -525,8 +526,28 @@ static uint8_t *put_null_call(uint8_t *p, uint32_t xid)
 	return put32(p, 0);
 }
 
-/* Poll the CQ until a completion arrives or @deadline passes */
-static int poll_one(struct conn *c, double deadline, struct ibv_wc *wc)
+/*
+ * A DISCONNECTED event for @c on @ch, without waiting: the server
+ * closed the connection (other events are printed and dropped)
+ */
+static bool disconnected(struct rdma_event_channel *ch, struct conn *c)
+{
+	struct cm_ev ev;
+
+	while (next_event(ch, now() + 0.001, false, &ev) == 0) {
+		print_event(&ev);
+		if (ev.id == c->id && ev.type == RDMA_CM_EVENT_DISCONNECTED)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Poll the CQ until a completion arrives or @deadline passes; with @ch,
+ * also return EXIT_PEER_DISC when the peer disconnects meanwhile
+ */
+static int poll_one(struct conn *c, double deadline, struct ibv_wc *wc,
+		    struct rdma_event_channel *ch)
 {
 	struct timespec ts = { 0, 5 * 1000 * 1000 };
 	int n;
@@ -539,6 +560,8 @@ static int poll_one(struct conn *c, double deadline, struct ibv_wc *wc)
 		}
 		if (n > 0)
 			return 0;
+		if (ch && disconnected(ch, c))
+			return EXIT_PEER_DISC;
 		if (now() > deadline)
 			return EXIT_TIMEOUT;
 		nanosleep(&ts, NULL);
@@ -594,7 +617,7 @@ static int send_reply(struct conn *c, uint32_t xid, uint32_t credits,
 		return EXIT_RPC;
 	}
 	do {
-		ret = poll_one(c, deadline, &wc);
+		ret = poll_one(c, deadline, &wc, NULL);
 		if (ret)
 			return ret;
 	} while (wc.wr_id != NR_RECV);
@@ -630,7 +653,7 @@ static int answer_calls(struct conn *c, const struct opts *o)
 	int ret;
 
 	for (;;) {
-		ret = poll_one(c, deadline, &wc);
+		ret = poll_one(c, deadline, &wc, NULL);
 		if (ret == EXIT_TIMEOUT) {
 			fprintf(stderr, "%s: no RPC call within %.1f s\n", prog,
 				o->timeout);
@@ -693,15 +716,49 @@ static int answer_calls(struct conn *c, const struct opts *o)
 }
 
 /*
+ * The status of the NFSv4 COMPOUND in an RDMA_MSG reply of @len
+ * octets: past the transport header's chunk lists (RFC 8166 section
+ * 4.2), the RPC reply's xid, type, reply_stat, verifier and
+ * accept_stat.  -1 if the reply is not that.
+ */
+static int compound_status(const uint8_t *rep, size_t len)
+{
+	size_t off = 16, n;
+
+	if (len < off + 12 || get32(rep + off))	/* no Read list */
+		return -1;
+	off += 4;
+	while (off + 4 <= len && get32(rep + off)) {	/* Write chunks */
+		if (off + 8 > len)
+			return -1;
+		n = get32(rep + off + 4);
+		off += 8 + 16 * n;
+	}
+	off += 4;
+	if (off + 4 > len || get32(rep + off))	/* no Reply chunk */
+		return -1;
+	off += 4 + 12;				/* xid, REPLY, MSG_ACCEPTED */
+	if (off + 8 > len)
+		return -1;
+	off += 8 + ((get32(rep + off + 4) + 3) & ~3u);	/* verifier */
+	if (off + 8 > len || get32(rep + off) != RPC_SUCCESS)
+		return -1;
+	return (int)get32(rep + off + 4);
+}
+
+/*
  * --call readdir: one RPC-over-RDMA RDMA_MSG with empty chunk lists
  * carrying an NFSv4.0 COMPOUND { PUTROOTFH, READDIR } under AUTH_SYS
  * (root), then wait for the reply and print
  *	rpc-reply xid=X proc=NAME [err=NAME] len=N status=WC
  * len is the octets the server Sent, which must not exceed the
  * Receive size this peer advertised (the buffers posted are larger so
- * that an overrun is seen, not lost).
+ * that an overrun is seen, not lost).  A server that closes the
+ * connection instead of replying gives "rpc-reply disconnected" and
+ * exit status 6.
  */
-static int send_call(struct conn *c, const struct opts *o)
+static int send_call(struct rdma_event_channel *ch, struct conn *c,
+		     const struct opts *o)
 {
 	static const char *const procs[] = {
 		"RDMA_MSG", "RDMA_NOMSG", "RDMA_MSGP", "RDMA_DONE", "RDMA_ERROR",
@@ -820,9 +877,11 @@ post:
 	}
 	printf("rpc-call xid=0x%08x len=%u\n", xid, sge.length);
 	for (;;) {
-		ret = poll_one(c, deadline, &wc);
+		ret = poll_one(c, deadline, &wc, ch);
 		if (ret == EXIT_TIMEOUT)
 			printf("rpc-reply timeout\n");
+		if (ret == EXIT_PEER_DISC)
+			printf("rpc-reply disconnected\n");
 		if (ret)
 			return ret;
 		if (wc.wr_id == NR_RECV) {
@@ -830,6 +889,11 @@ post:
 				continue;
 			printf("rpc-call error=%s\n", ibv_wc_status_str(wc.status));
 			return EXIT_RPC;
+		}
+		if (wc.status == IBV_WC_WR_FLUSH_ERR) {
+			/* the QP went to error: the server closed it */
+			printf("rpc-reply disconnected\n");
+			return EXIT_PEER_DISC;
 		}
 		if (wc.status != IBV_WC_SUCCESS) {
 			printf("rpc-reply error=%s\n", ibv_wc_status_str(wc.status));
@@ -852,6 +916,7 @@ post:
 	}
 	printf(" len=%u status=%s", wc.byte_len, ibv_wc_status_str(wc.status));
 	if (o->call_write && proc == RDMA_MSG) {
+		printf(" nfs_status=%d", compound_status(rep, wc.byte_len));
 		printf(" data=");
 		print_hex(stdout, c->chunk, o->call_segs * SEG_LEN < 32 ?
 			  o->call_segs * SEG_LEN : 32);
@@ -976,7 +1041,7 @@ static int run_connect(struct rdma_event_channel *ch, const struct opts *o)
 	if (ret)
 		goto out;
 	if (o->call) {
-		ret = send_call(&c, o);
+		ret = send_call(ch, &c, o);
 		if (ret)
 			goto out;
 	}
