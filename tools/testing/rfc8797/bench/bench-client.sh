@@ -258,20 +258,26 @@ stamp() {
 
 # memory WHEN CFG VERS MNT SIZE: one "mem" line of both sides' buffers
 memory() {
-	local s srv cli calc n
+	local s srv cli calc n b
 	s=$(ask "mem $5")
 	cli=$(kmalloc_count 'rpcrdma_(rep_create|regbuf_alloc)' "$5")
 	srv=$(kv recv "$s")
 	# what the server's settings give at connect: 2 * max_requests + 7
-	# Receives of the kmalloc size of SIZE (a power of two here)
+	# Receives of recv_buf (SIZE, or SIZE + 1023 for a client without
+	# the series), each taking its kmalloc size class when that is a
+	# power of two, else its own slab cache of the size rounded up to
+	# 1 KiB (our server; the stock and base servers use powers of two)
 	n=$(( 2 * $(kv max_requests "$s") + 7 ))
-	calc=$(awk -v n="$n" -v s="$5" 'BEGIN { p = 1; while (p < s) p *= 2; print n ":" n * p }')
+	b=$(kv size "$s")
+	[ "$b" = na ] && b=$5
+	calc=$(awk -v n="$n" -v s="$b" 'BEGIN { p = 1; while (p < s) p *= 2
+		if (p != s) p = int((s + 1023) / 1024) * 1024; print n ":" n * p }')
 	# connects: the client's connections since the mount (mountstats);
 	# the counts cover all of them, so a reconnect adds a set of buffers
 	printf '{"kind":"mem","when":"%s","round":%s,"kernel":"%s","cfg":"%s","vers":"%s","size":%s,"server_recv":"%s","server_send":"%s","client_recv":"%s","server_recv_calc":"%s","connects":"%s"}\n' \
 		"$1" "$round" "$kernel" "$2" "$3" "$5" "$srv" "$(kv send "$s")" "${cli/ /:}" "$calc" \
 		"$(mstat "$4" connects)" >>$OUT
-	if [ "$1" = connect ] && [ "$kernel" = ours ]; then
+	if [ "$1" = connect ] && [ "$kernel" != stock ] && [ "$kernel" != base ]; then
 		if [ "$srv" = "$calc" ]; then
 			pass "mem-$2-nfs$3-server-recv"
 		else
@@ -297,7 +303,10 @@ for cfg in $configs; do
 		th=$(configure "$cfg") || { fail "$t-configure" "a knob refused $cfg"; continue; }
 		size=$th
 		[ "$size" = 0 ] && size=$(cat /tmp/boot-read)
-		[ "$memory" = 0 ] || { kmalloc_mark "$size" && [ "$(ask "mem-mark $size")" = "mem-mark ok" ]; } ||
+		# the server: SIZE, or SIZE + 1023 for a client without the
+		# series (its advertised size rounded down loses up to 1023)
+		[ "$memory" = 0 ] || { kmalloc_mark "$size" &&
+			[ "$(ask "mem-mark $size $((size + 1023))")" = "mem-mark ok" ]; } ||
 			fail "$t-mem-mark" "kmem:kmalloc tracing"
 		mount_nfs "$v" "$mnt" || { fail "$t-mount" "mount failed"; continue; }
 		mkdir -p "$dir"

@@ -26,6 +26,9 @@
 # BENCH=quick: 3 rounds, NFSv3, 4 KiB random reads and writes and 1 MiB
 # reads, a sweep at 4, 8 and 16 KiB with R on: about 11 minutes, against
 # about 50 for the full bench.
+# Every mode also runs Debian's stock client against our server at the
+# defaults ("stock-client"): the buffer memory a client without the
+# series costs our server.
 # BENCH=sweep: the sweep alone, NFSv3, our kernel at 1, 4, 8 and 16 KiB
 # with R on, and the base at its defaults: the deterministic counters and
 # memory per connection of a base, without timing (about 5 minutes:
@@ -114,6 +117,10 @@ run sweep-ours ours ours --kind sweep --kernel ours --memory --configs "${cfgs[*
 	run sweep-stock stock stock --kind sweep --kernel stock --memory --configs def \
 		--versions 3 --workloads "$sweep_wl" --runtime 2
 run sweep-base base base --kind sweep --kernel base --memory --configs def \
+	--versions 3 --workloads "$sweep_wl" --runtime 2
+# what a client without the series costs our server (the mem lines'
+# "stock-client"): Debian's stock client at its defaults against ours
+run sweep-stockclient ours stock --kind sweep --kernel stock-client --memory --configs def \
 	--versions 3 --workloads "$sweep_wl" --runtime 2
 for ((i = 1; i <= rounds; i++)); do
 	order="def 4k"

@@ -202,6 +202,17 @@ def main():
     m_ours = [m for m in mem if m["kernel"] == "ours" and m["cfg"] == ours_def_cfg
               and m["when"] == "connect"]
     m_stock = [m for m in mem if m["kernel"] == "stock" and m["when"] == "connect"]
+    # a client without the series against our server, against a server
+    # without it: the stock pair, or else the base (same defaults)
+    m_sc = [m for m in mem if m["kernel"] == "stock-client" and m["when"] == "connect"]
+    m_ref = m_stock or [m for m in mem if m["kernel"] == "base" and m["when"] == "connect"]
+    if m_sc and m_ref:
+        o = kib(m_sc[0]["server_recv"])[1]
+        s = kib(m_ref[0]["server_recv"])[1]
+        if o is not None and s:
+            tgt.append(("server Receive buffers for a stock client <= 1.25x a server "
+                        "without the series (%s)" % m_ref[0]["kernel"],
+                        "%g KiB vs %g KiB (%.2fx)" % (o, s, o / s), o <= 1.25 * s))
     if m_ours and m_stock:
         o = kib(m_ours[0]["server_recv"])[1]
         s = kib(m_stock[0]["server_recv"])[1]
@@ -269,7 +280,10 @@ def main():
       "side (bytes_alloc: what the kmalloc, or the slab cache of buffers that "
       "kmalloc does not fit, really took), just after the mount and again after the "
       "workloads; \"expected\" is what the server's settings give: "
-      "(2 x max_requests + 7) Receives of the kmalloc size of recv_buf.")
+      "(2 x max_requests + 7) Receives of the kmalloc size of recv_buf (our server: "
+      "a slab cache of recv_buf rounded up to 1 KiB when that is not a power of two). "
+      "\"stock-client\" is Debian's stock client at its defaults against our server: "
+      "what a client without the series costs it.")
     w("")
     # "connects" (the client's, from mountstats) is in runs since 4a8647d
     conn = any("connects" in m for m in mem)

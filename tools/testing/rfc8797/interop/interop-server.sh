@@ -64,10 +64,15 @@ request() {
 		return ;;
 	"mem "*)
 		. "$(dirname "$0")/../guest-lib.sh"
+		# the Receive buffers' size: what our server lists for the
+		# connection (a stock client's 4096 becomes 5119), else SIZE
+		local size=${1#mem } l
+		l=$(head -n 1 "$CONNS" 2>/dev/null)
+		[ -n "$(field recv_buf "$l")" ] && size=$(field recv_buf "$l")
 		# shellcheck disable=SC2046
-		set -- $(kmalloc_count 'svc_rdma_[a-z_]*recv' "${1#mem }") \
-			$(kmalloc_count 'svc_rdma_[a-z_]*send' "${1#mem }")
-		echo "mem recv=$1:$2 send=$3:$4 max_requests=$(cat $SYS/max_requests)"
+		set -- $(kmalloc_count 'svc_rdma_[a-z_]*recv' "$size") \
+			$(kmalloc_count 'svc_rdma_[a-z_]*send' "$size")
+		echo "mem recv=$1:$2 send=$3:$4 max_requests=$(cat $SYS/max_requests) size=$size"
 		return ;;
 	counters)
 		counters
