@@ -164,7 +164,8 @@ help:
 	@echo "  FUZZ_SECONDS       libFuzzer time of make fuzz (default 600; the check stage runs 60)"
 	@echo "  WIRESHARK_LIVE_CASES  make wireshark-live: these cases of wireshark/live.sh (default: its first three)"
 	@echo "  RFC8797_KERNEL     kernel of every guest: ours (default), debug, base, stock, dkms or a path"
-	@echo "  RFC8797_INJECT     checksum, warning, remount, crash or reboot: break a run on purpose"
+	@echo "  RFC8797_INJECT     break a run on purpose, to see a test turn red:"
+	@awk -F'\t' '!/^#/ { printf "                     %-17s %s\n", $$1, $$2 }' $(H)/inject.list
 	@echo "  RFC8797_CACHE      where the tree, builds and runs live (default ~/.cache/rfc8797)"
 	@echo "  RFC8797_BASE_VERSION  the base's linux-source version instead of the pin, e.g. 6.12.115"
 	@echo "                     or 6.12.115-2~deb12u1 (default: the pin, else the newest apt offers)"

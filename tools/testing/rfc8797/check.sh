@@ -26,6 +26,7 @@
 # Debian's kernel (the dkms stage) before its job, to show the retry.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+check_inject
 
 stages=("$@")
 ALL_STAGES=(kunit sparse checkpatch fuzz wireshark e2e hostile sendqueue storm interop)

@@ -21,6 +21,7 @@
 # and "interop CELL nfsV counters" to FILE (for check.sh).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+check_inject
 
 quick=0 rfile=""
 while [ $# -gt 0 ]; do

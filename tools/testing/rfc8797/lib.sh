@@ -247,6 +247,17 @@ slowwait() {
 pid_ended() { ! kill -0 "$1" 2>/dev/null; }
 wait_timeout() { slowwait "$2" pid_ended "$1"; }
 
+# check_inject: die unless RFC8797_INJECT is empty or a value of
+# inject.list (a misspelt value would otherwise break nothing and
+# prove nothing)
+check_inject() {
+	local v=${RFC8797_INJECT:-}
+	[ -z "$v" ] && return 0
+	awk -F'\t' -v v="$v" '!/^#/ && $1 == v { found = 1 } END { exit !found }' \
+		"$RFC_HARNESS/inject.list" ||
+		die "RFC8797_INJECT=$v: not one of $(awk -F'\t' '!/^#/ { printf "%s ", $1 }' "$RFC_HARNESS/inject.list")(see make help)"
+}
+
 # crash_of DIR ROLE: the first crash line on the console of the guest
 # ROLE of an interop.sh run in DIR (nothing when it did not crash)
 crash_of() {

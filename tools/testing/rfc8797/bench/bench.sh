@@ -41,6 +41,7 @@
 # Run it with nothing else on the machine: other guests slow one side.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
+check_inject
 mode=${BENCH:-full}
 case "$mode" in
 quick)
