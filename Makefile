@@ -144,7 +144,7 @@ help:
 	@echo "  CHECK_BASES        bases make check runs (default: mainline 6.12)"
 	@echo "  CHECK_STAGES_6_12  stages of the 6.12 base when make check runs both"
 	@echo "                     (default: kunit sparse checkpatch sendqueue interop dkms)"
-	@echo "  E2E_TRANSPORTS     transports of the e2e and hostile stages (default: rxe siw)"
+	@echo "  E2E_TRANSPORTS     transports of the e2e, hostile and sendqueue stages (default: rxe siw)"
 	@echo "  E2E_TESTS          only these tests/test-NAME.sh, e.g. \"agree large-io\" (default: all)"
 	@echo "  E2E_VERSIONS       NFS versions of the basic e2e guest (default: 3 4.0 4.1 4.2; siw: 3 4.2)"
 	@echo "  E2E_SIW_TESTS      tests also run over siw, or \"all\" (default: the data and negotiation subset)"
