@@ -296,7 +296,7 @@ stage_e2e() {
 # cm-peer) against our server and our client, over each transport.
 stage_hostile() {
 	local tr role
-	make -C "$RFC_HARNESS/cm-peer" >"$run/cm-peer-build.log" 2>&1 ||
+	make -C "$RFC_HARNESS/cm-peer" OUT="$CACHE_ROOT/cm-peer" >"$run/cm-peer-build.log" 2>&1 ||
 		{ result hostile-build fail "cm-peer did not build, see $run/cm-peer-build.log"; return; }
 	for tr in $transports; do
 		for role in server client; do
@@ -311,7 +311,7 @@ stage_hostile() {
 # (tests/send-queue.sh)
 stage_sendqueue() {
 	local tr
-	make -C "$RFC_HARNESS/cm-peer" >"$run/cm-peer-build.log" 2>&1 ||
+	make -C "$RFC_HARNESS/cm-peer" OUT="$CACHE_ROOT/cm-peer" >"$run/cm-peer-build.log" 2>&1 ||
 		{ result sendqueue-build fail "cm-peer did not build, see $run/cm-peer-build.log"; return; }
 	for tr in $transports; do
 		e2e_guest "sendqueue-$tr" "$tr" "$RFC_HARNESS/tests/send-queue.sh"

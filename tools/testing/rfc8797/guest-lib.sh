@@ -19,6 +19,9 @@ KTAP_FILE=/results/tests.ktap
 # command line (check.sh sets it), rxe (soft-RoCE) or siw (soft-iWARP)
 TRANSPORT=$(sed -n 's/.*rfc8797\.transport=\([^ ]*\).*/\1/p' /proc/cmdline)
 TRANSPORT=${TRANSPORT:-rxe}
+# the host's cache (guest.sh passes it), where cm-peer is built
+RFC_CACHE=$(sed -n 's/.*rfc8797\.cache=\([^ ]*\).*/\1/p' /proc/cmdline)
+CM_PEER=${RFC_CACHE:-/nonexistent}/cm-peer/cm-peer
 
 # ktap_result "ok"|"not ok" NAME [DIRECTIVE]: the next numbered result
 # (numbered from the file, without a fork: the hostile table runs

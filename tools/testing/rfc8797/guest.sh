@@ -86,7 +86,7 @@ rm -f "$results/rc" "$results/console.log" "$results/dmesg.txt"
 # rfc8797.timeout lets the guest dump its stacks before the time limit.
 cmdline="console=ttyS0 panic=-1 oops=panic loglevel=4 rfc8797.name=$name"
 cmdline="$cmdline softlockup_all_cpu_backtrace=1 hardlockup_all_cpu_backtrace=1"
-cmdline="$cmdline rfc8797.timeout=$timeout_s"
+cmdline="$cmdline rfc8797.timeout=$timeout_s rfc8797.cache=$CACHE_ROOT"
 cmdline="$cmdline init=$RFC_HARNESS/guest-init.sh"
 initrd=()
 case "$kernel" in

@@ -217,7 +217,7 @@ hostile_start() {
 	local role=$1
 	ROLE=$1 QUICK=0 rows_run=0
 	[ "${2:-}" = --quick ] && QUICK=1
-	PEER=$(cd "$(dirname "$0")/../cm-peer" && pwd)/cm-peer
+	PEER=$CM_PEER
 	T=/sys/kernel/tracing
 	OUT=/tmp/hostile
 	mkdir -p $OUT

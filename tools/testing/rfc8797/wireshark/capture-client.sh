@@ -52,7 +52,7 @@
 # client's tracepoints of that connection go to views.txt, tag "swi".
 . "$(dirname "$0")/../guest-lib.sh"
 FAILED=0
-PEER=$(cd "$(dirname "$0")/../cm-peer" && pwd)/cm-peer
+PEER=$CM_PEER
 M=f6ab0e18
 T=/sys/kernel/tracing
 

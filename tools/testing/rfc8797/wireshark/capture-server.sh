@@ -14,7 +14,7 @@
 # ends.  Passes when cm-peer sent a Send With Invalidate.
 . "$(dirname "$0")/../guest-lib.sh"
 FAILED=0
-PEER=$(cd "$(dirname "$0")/../cm-peer" && pwd)/cm-peer
+PEER=$CM_PEER
 transport=rxe
 if [ "${1:-}" = --transport ]; then transport=$2; shift 2; fi
 
