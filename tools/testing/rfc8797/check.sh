@@ -298,12 +298,19 @@ stage_e2e() {
 	done
 }
 
+# cm_peer_build STAGE: build cm-peer into the cache, where guests find
+# it (guest-lib.sh CM_PEER); a failure is STAGE-build's result
+cm_peer_build() {
+	make -C "$RFC_HARNESS/cm-peer" OUT="$CACHE_ROOT/cm-peer" >"$run/cm-peer-build.log" 2>&1 && return
+	result "$1-build" fail "cm-peer did not build, see $run/cm-peer-build.log"
+	return 1
+}
+
 # The hostile-input table: crafted RDMA-CM peers (tools/testing/rfc8797/
 # cm-peer) against our server and our client, over each transport.
 stage_hostile() {
 	local tr role
-	make -C "$RFC_HARNESS/cm-peer" OUT="$CACHE_ROOT/cm-peer" >"$run/cm-peer-build.log" 2>&1 ||
-		{ result hostile-build fail "cm-peer did not build, see $run/cm-peer-build.log"; return; }
+	cm_peer_build hostile || return
 	for tr in $transports; do
 		for role in server client; do
 			e2e_guest "hostile-$tr-$role" "$tr" "$RFC_HARNESS/tests/hostile-$role.sh" \
@@ -317,8 +324,7 @@ stage_hostile() {
 # (tests/send-queue.sh)
 stage_sendqueue() {
 	local tr
-	make -C "$RFC_HARNESS/cm-peer" OUT="$CACHE_ROOT/cm-peer" >"$run/cm-peer-build.log" 2>&1 ||
-		{ result sendqueue-build fail "cm-peer did not build, see $run/cm-peer-build.log"; return; }
+	cm_peer_build sendqueue || return
 	for tr in $transports; do
 		e2e_guest "sendqueue-$tr" "$tr" "$RFC_HARNESS/tests/send-queue.sh"
 	done
