@@ -258,7 +258,7 @@ stamp() {
 
 # memory WHEN CFG VERS MNT SIZE: one "mem" line of both sides' buffers
 memory() {
-	local s srv cli calc n b
+	local s srv cli calc n b o
 	s=$(ask "mem $5")
 	cli=$(kmalloc_count 'rpcrdma_(rep_create|regbuf_alloc)' "$5")
 	srv=$(kv recv "$s")
@@ -270,8 +270,9 @@ memory() {
 	n=$(( 2 * $(kv max_requests "$s") + 7 ))
 	b=$(kv size "$s")
 	[ "$b" = na ] && b=$5
-	calc=$(awk -v n="$n" -v s="$b" 'BEGIN { p = 1; while (p < s) p *= 2
-		if (p != s) p = int((s + 1023) / 1024) * 1024; print n ":" n * p }')
+	o=$b
+	((b & (b - 1))) && o=$(kib_up "$b")
+	calc="$n:$((n * o))"
 	# connects: the client's connections since the mount (mountstats);
 	# the counts cover all of them, so a reconnect adds a set of buffers
 	printf '{"kind":"mem","when":"%s","round":%s,"kernel":"%s","cfg":"%s","vers":"%s","size":%s,"server_recv":"%s","server_send":"%s","client_recv":"%s","server_recv_calc":"%s","connects":"%s"}\n' \
