@@ -42,23 +42,32 @@ PATCHES=$RFC_TOP/patches/$RFC_BASE
 # ours_image BASE: our kernel of BASE, whichever base this run is on
 ours_image() { echo "$CACHE_ROOT/$1/build/main/arch/x86/boot/bzImage"; }
 
+# debian_mirror: the URI of the Debian mirror the machine's apt
+# configuration uses for its own suite (the registry's host name is
+# never written into the repository)
+debian_mirror() {
+	local codename uri
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	uri=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Created-By: Packages' |
+		awk -v c="$codename" '$2 == c { print $1; exit }')
+	[ -n "$uri" ] || { echo "error: no Debian mirror for suite '$codename' in the apt configuration" >&2; return 1; }
+	echo "$uri"
+}
+
 # sapt apt-get|apt-cache ARGS: apt with the machine's own sources, or,
 # for a base from other suites, with a private source list of those
 # suites on the machine's own Debian mirror (read from its apt
 # configuration) and private lists in $CACHE_ROOT/apt: the machine's apt
 # configuration is not changed.
 sapt() {
-	local tool=$1 d=$CACHE_ROOT/apt uri codename s
+	local tool=$1 d=$CACHE_ROOT/apt uri s
 	shift
 	if [ -z "$BASE_SUITES" ]; then
 		timeout 1800 "$tool" -o APT::Sandbox::User=root "$@"
 		return
 	fi
 	if [ ! -f "$d/sources.list" ]; then
-		codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-		uri=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Created-By: Packages' |
-			awk -v c="$codename" '$2 == c { print $1; exit }')
-		[ -n "$uri" ] || { echo "error: no Debian mirror for suite '$codename' in the apt configuration" >&2; return 1; }
+		uri=$(debian_mirror) || return 1
 		mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
 		for s in $BASE_SUITES; do
 			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $s main"
@@ -246,6 +255,54 @@ slowwait() {
 # wait_timeout PID SECONDS: true when PID ended within SECONDS
 pid_ended() { ! kill -0 "$1" 2>/dev/null; }
 wait_timeout() { slowwait "$2" pid_ended "$1"; }
+
+# ninep_initramfs ROOT KREL OUT: the initramfs of a Debian kernel for the
+# guest runner, written to OUT: busybox, the 9p and overlay modules of
+# ROOT/lib/modules/KREL (decompressed: busybox insmod reads no .ko.xz)
+# in dependency order, and an /init that mounts the 9p share "hostroot"
+# read-only and hands over to the init= of the command line
+# (guest-init.sh)
+ninep_initramfs() {
+	local root=$1 krel=$2 ird m n=0 out a
+	ird=$(mktemp -d)
+	mkdir -p "$ird/bin" "$ird/mods" "$ird/proc" "$ird/sys" "$ird/dev" "$ird/newroot"
+	cp /bin/busybox "$ird/bin/busybox"
+	for a in sh mount insmod mkdir switch_root sleep cat; do
+		ln -s busybox "$ird/bin/$a"
+	done
+	: >"$ird/mods/order"
+	for m in $(modprobe -S "$krel" -d "$root" --show-depends -a 9pnet_virtio 9p overlay |
+			awk '$1 == "insmod" && !seen[$2]++ { print $2 }'); do
+		n=$((n + 1))
+		out=$(printf '%02d-%s' "$n" "$(basename "${m%.*}")")
+		case "$m" in
+		*.ko.xz) xz -dc "$m" ;;
+		*.ko.zst) zstd -q -dc "$m" ;;
+		*) cat "$m" ;;
+		esac >"$ird/mods/${out%.ko}.ko"
+		echo "${out%.ko}.ko" >>"$ird/mods/order"
+	done
+	[ "$n" -gt 0 ] || { rm -rf "$ird"; echo "error: no 9p modules for $krel in $root" >&2; return 1; }
+	cat >"$ird/init" <<'INIT'
+#!/bin/sh
+mount -t proc proc /proc
+mount -t devtmpfs dev /dev
+for m in $(cat /mods/order); do
+	insmod /mods/$m || echo "initramfs: insmod $m failed"
+done
+init=
+for w in $(cat /proc/cmdline); do
+	case "$w" in init=*) init=${w#init=} ;; esac
+done
+mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=524288,cache=loose hostroot /newroot ||
+	{ echo "initramfs: cannot mount the 9p root"; sleep 2; exit 1; }
+umount /proc
+exec switch_root /newroot "$init"
+INIT
+	chmod +x "$ird/init"
+	(cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) >"$3"
+	rm -rf "$ird"
+}
 
 # check_inject: die unless RFC8797_INJECT is empty or a value of
 # inject.list (a misspelt value would otherwise break nothing and
