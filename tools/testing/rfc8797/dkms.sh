@@ -50,6 +50,32 @@ MODDIR=net/sunrpc/xprtrdma
 
 g() { git -C "$TREE" "$@"; }
 
+# The oldest 6.12 the module is built for.  Its sources are the base's
+# rpcrdma, which uses what the base's shared headers declare: 6.12.107's
+# include/linux/sunrpc/svc.h has no svc_serv_maxpages() (the build fails
+# there, and dpkg then leaves the package half-configured); from
+# 6.12.111 to 6.12.117, the headers the module shares with sunrpc.ko,
+# nfs.ko and ib_core.ko (include/linux/sunrpc, include/linux/nfs*,
+# include/rdma) are the same as the base's, bar svc_rdma.h, which the
+# package carries (compared in Debian's linux-headers-*-common).  DKMS
+# skips an older kernel like any kernel that is not 6.12.
+DKMS_MIN_SUBLEVEL=${DKMS_MIN_SUBLEVEL:-111}
+
+# sublevel_regex X.Y MIN: an extended regular expression for the kernel
+# releases X.Y.N with N >= MIN, for BUILD_EXCLUSIVE_KERNEL (the
+# BUILD_EXCLUSIVE_KERNEL_MIN of dkms 3.1 is unknown to bookworm's 3.0.10)
+sublevel_regex() {
+	local m=$2 l=${#2} i j d alt=$2 any
+	for ((i = 0; i < l; i++)); do
+		d=${m:i:1}
+		[ "$d" -lt 9 ] || continue
+		any=""
+		for ((j = i + 1; j < l; j++)); do any="$any[0-9]"; done
+		alt="$alt|${m:0:i}[$((d + 1))-9]$any"
+	done
+	echo "^${1//./\\.}\\.($alt|[1-9][0-9]{$l,})([^0-9]|\$)"
+}
+
 # includers_ok HEADER: true when HEADER (a path under include/) is
 # included, directly or through other headers, only by files under
 # net/sunrpc/xprtrdma/; the offending includer goes to stdout otherwise.
@@ -328,9 +354,10 @@ DEST_MODULE_LOCATION[0]="/updates"
 MAKE[0]="make -C \${kernel_source_dir} M=\${dkms_tree}/\${PACKAGE_NAME}/\${PACKAGE_VERSION}/build/$MODDIR KERNELRELEASE=\${kernelver} modules"
 CLEAN="make -C \${kernel_source_dir} M=\${dkms_tree}/\${PACKAGE_NAME}/\${PACKAGE_VERSION}/build/$MODDIR clean"
 AUTOINSTALL="yes"
-# The sources are 6.12 LTS code: any Debian 6.12 kernel, with rpcrdma
-# as a module (so that ours can replace it)
-BUILD_EXCLUSIVE_KERNEL="^6\.12\."
+# The sources are the base's 6.12 code: Debian's 6.12 kernels from
+# 6.12.$DKMS_MIN_SUBLEVEL on (their shared sunrpc headers are the base's),
+# with rpcrdma as a module (so that ours can replace it)
+BUILD_EXCLUSIVE_KERNEL="$(sublevel_regex 6.12 "$DKMS_MIN_SUBLEVEL")"
 BUILD_EXCLUSIVE_CONFIG="CONFIG_SUNRPC_XPRT_RDMA CONFIG_INFINIBAND"
 EOF
 	{
