@@ -34,7 +34,7 @@
 #   make wireshark-live   the dissector on new two-guest captures, checked
 #                   against what both peers reported (about 3 minutes)
 #   make dkms       the patched rpcrdma.ko as a DKMS package for Debian's
-#                   stock 6.12 kernels (tools/testing/rfc8797/dkms/README.rst)
+#                   6.12 kernels, Debian 12 and 13 (tools/testing/rfc8797/dkms/README.rst)
 #   make help       these targets and the variables that tune them
 #
 # Caches (tree, build, ccache, stock kernel, runs) live in
@@ -143,7 +143,7 @@ help:
 	@echo "                     default) or 6.12 (the stable line, the DKMS package)"
 	@echo "  CHECK_BASES        bases make check runs (default: mainline 6.12)"
 	@echo "  CHECK_STAGES_6_12  stages of the 6.12 base when make check runs both"
-	@echo "                     (default: kunit sparse checkpatch sendqueue interop dkms)"
+	@echo "                     (default: kunit sparse checkpatch sendqueue interop dkms trixie)"
 	@echo "  E2E_TRANSPORTS     transports of the e2e, hostile and sendqueue stages (default: rxe siw)"
 	@echo "  E2E_TESTS          only these tests/test-NAME.sh, e.g. \"agree large-io\" (default: all)"
 	@echo "  E2E_VERSIONS       NFS versions of the basic e2e guest (default: 3 4.0 4.1 4.2; siw: 3 4.2)"
@@ -159,11 +159,17 @@ help:
 	@echo "                     kernels, installed on demand, e.g. 6.12.115+deb12-amd64"
 	@echo "  DKMS_INSTALL       dkms stage, set: also dpkg -i and apt purge the package in a"
 	@echo "                     stock guest (about 15 minutes)"
+	@echo "  TRIXIE_TESTS       trixie stage: tests/test-NAME.sh run on Debian 13's kernel with"
+	@echo "                     the module DKMS built there (default: agree client-negotiate"
+	@echo "                     server-remote-inv)"
+	@echo "  TRIXIE_REFRESH     set: debootstrap the cached trixie root again"
+	@echo "  INTEROP_VERSIONS   make interop: only these NFS versions, e.g. 4.2 (default: 3 4.2)"
 	@echo "  BENCH              make bench: full (default, about 50 minutes), quick or sweep"
 	@echo "  BENCH_ROUNDS       make bench: interleaved rounds (default 5, quick 3)"
 	@echo "  FUZZ_SECONDS       libFuzzer time of make fuzz (default 600; the check stage runs 60)"
 	@echo "  WIRESHARK_LIVE_CASES  make wireshark-live: these cases of wireshark/live.sh (default: its first three)"
-	@echo "  RFC8797_KERNEL     kernel of every guest: ours (default), debug, base, stock, dkms or a path"
+	@echo "  RFC8797_KERNEL     kernel of every guest: ours (default), debug, base, stock, dkms,"
+	@echo "                     trixie or a path"
 	@echo "  RFC8797_INJECT     break a run on purpose, to see a test turn red:"
 	@awk -F'\t' '!/^#/ { printf "                     %-17s %s\n", $$1, $$2 }' $(H)/inject.list
 	@echo "  RFC8797_CACHE      where the tree, builds and runs live (default ~/.cache/rfc8797)"
@@ -173,4 +179,4 @@ help:
 	@echo "                     to try the fallback"
 	@echo "  JOBS               parallel build jobs (default: nproc)"
 	@echo "  FORCE=1            make tree discards tree commits not written back"
-	@echo "Stages of check.sh: kunit sparse checkpatch fuzz wireshark e2e hostile sendqueue storm interop dkms (default), kunit_upstream wireshark_live"
+	@echo "Stages of check.sh: kunit sparse checkpatch fuzz wireshark e2e hostile sendqueue storm interop dkms trixie (default), kunit_upstream wireshark_live"

@@ -5,8 +5,9 @@
 # that cannot run counts as failed, never as skipped.
 #
 #   check.sh [STAGE...]   stages: kunit sparse checkpatch fuzz wireshark e2e
-#                         hostile sendqueue storm interop dkms (default: all, in that
-#                         order; dkms on the 6.12 base only), and
+#                         hostile sendqueue storm interop dkms trixie (default:
+#                         all, in that order; dkms and trixie on the 6.12
+#                         base only), and
 #                         kunit_upstream (make kunit-upstream, check-debug),
 #                         wireshark_live (make wireshark-live)
 #
@@ -23,7 +24,8 @@
 # RFC8797_INJECT=checksum|warning makes the end-to-end guest corrupt a
 # file or log a WARNING, to show that the run turns red;
 # RFC8797_INJECT=stock-boot-crash crashes the first boot of each guest on
-# Debian's kernel (the dkms stage) before its job, to show the retry.
+# Debian's kernel (the dkms and trixie stages) before its job, to show
+# the retry.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 check_inject
@@ -31,13 +33,13 @@ check_inject
 stages=("$@")
 ALL_STAGES=(kunit sparse checkpatch fuzz wireshark e2e hostile sendqueue storm interop)
 # the DKMS package is the 6.12 line's
-[ "$RFC_BASE" != 6.12 ] || ALL_STAGES+=(dkms)
+[ "$RFC_BASE" != 6.12 ] || ALL_STAGES+=(dkms trixie)
 # When make check runs both bases, the 6.12 base runs what guards the
 # stable line: its build, KUnit, sparse and checkpatch, the DKMS package
 # on Debian's kernel and the interoperability with Debian's stock 6.12,
 # and the crafted chunk lists (its Send Queue fixes are its own);
 # mainline runs everything.
-CHECK_STAGES_6_12=${CHECK_STAGES_6_12:-kunit sparse checkpatch sendqueue interop dkms}
+CHECK_STAGES_6_12=${CHECK_STAGES_6_12:-kunit sparse checkpatch sendqueue interop dkms trixie}
 read -r -a bases <<<"${CHECK_BASES:-$RFC_BASE}"
 transports=${E2E_TRANSPORTS:-rxe siw}
 HOSTILE_QUICK=${HOSTILE_QUICK-1}	# set and empty: the full table
@@ -219,7 +221,7 @@ stage_fuzz() {
 
 # e2e_guest NAME TRANSPORT SCRIPT ARGS...: run SCRIPT in a guest whose
 # tests use TRANSPORT (rxe or siw), import its results.  A guest on
-# Debian's kernel (RFC8797_KERNEL=dkms or stock) that crashed with no
+# Debian's kernel (RFC8797_KERNEL=dkms, stock or trixie) that crashed with no
 # module of ours loaded (stock_boot_crash) is booted once more, and the
 # retry reported: Debian's 6.12 has double-faulted under TCG in an
 # initcall 0.8 s into its boot (kmem_cache_alloc_node_noprof), before
@@ -232,7 +234,7 @@ e2e_guest() {
 		inject=${RFC8797_INJECT:-}
 		# stock-boot-crash: the first boot on Debian's kernel only
 		if [ "$inject" = stock-boot-crash ]; then
-			case "$attempt:${RFC8797_KERNEL:-}" in 1:dkms | 1:stock) ;; *) inject="" ;; esac
+			case "$attempt:${RFC8797_KERNEL:-}" in 1:dkms | 1:stock | 1:trixie) ;; *) inject="" ;; esac
 		fi
 		mkdir -p "$r"
 		"$RFC_HARNESS/guest.sh" --quiet --results "$r" --name "$name" \
@@ -256,12 +258,12 @@ e2e_guest() {
 }
 
 # stock_boot_crash NAME: prints the crash (crash_of) of the guest NAME
-# on Debian's kernel (RFC8797_KERNEL=dkms or stock), and succeeds, when
+# on Debian's kernel (RFC8797_KERNEL=dkms, stock or trixie), and succeeds, when
 # it crashed before its job wrote a result and no crash report on its
 # console lists our rpcrdma.ko among the loaded modules
 stock_boot_crash() {
 	local c
-	case "${RFC8797_KERNEL:-}" in dkms | stock) ;; *) return 1 ;; esac
+	case "${RFC8797_KERNEL:-}" in dkms | stock | trixie) ;; *) return 1 ;; esac
 	[ ! -s "$run/$1/tests.ktap" ] || return 1
 	c=$(crash_of "$run" "$1")
 	[ -n "$c" ] || return 1
@@ -393,6 +395,47 @@ stage_dkms() {
 		RFC8797_KERNEL=stock E2E_TIMEOUT=1800 e2e_guest dkms-install rxe \
 			"$RFC_HARNESS/tests/dkms-install.sh" "$deb"
 	fi
+}
+
+# The DKMS package on Debian 13 (trixie.sh): a trixie root made by
+# debootstrap (cached), the package installed there with trixie's dkms,
+# headers and gcc-14 through a kernel upgrade within 6.12, refused for an
+# older 6.12 and a 7.x kernel, purged; then Debian 13's kernel booted on
+# that root with the module DKMS built: tests/dkms-module.sh with
+# nfs-basic (NFSv3 and v4.2), the tests of TRIXIE_TESTS (default "agree
+# client-negotiate server-remote-inv", one guest each), both interop
+# roles against Debian 12's stock kernel (NFSv4.2; INTEROP_CELLS=trixie
+# make interop runs both versions), and the purge, after which the root
+# must hold what it held before the install.
+stage_trixie() {
+	local deb k t f=$run/trixie-matrix.ktap
+	"$RFC_HARNESS/deps.sh" trixie >"$run/trixie-deps.log" 2>&1 ||
+		{ result "trixie: deps" fail "deps.sh trixie failed, see $run/trixie-deps.log"; return; }
+	if ! deb=$("$RFC_HARNESS/dkms.sh" package 2>"$run/trixie-package.log"); then
+		result "trixie: package" fail "see $run/trixie-package.log"
+		return
+	fi
+	if ! "$RFC_HARNESS/trixie.sh" root >/dev/null 2>"$run/trixie-root.log"; then
+		result "trixie: root" fail "see $run/trixie-root.log"
+		return
+	fi
+	"$RFC_HARNESS/trixie.sh" install "$deb" >"$run/trixie-install.ktap" 2>"$run/trixie-install.log"
+	grep -h '^# trixie' "$run/trixie-install.ktap" | tee -a "$results"
+	import_ktap "$run/trixie-install.ktap" "trixie: "
+	[ -f "$CACHE_ROOT/trixie/work.krel" ] || return
+	k=$(cat "$CACHE_ROOT/trixie/work.krel")
+	RFC8797_KERNEL=trixie e2e_guest "trixie-$k" rxe "$RFC_HARNESS/tests/dkms-module.sh" \
+		"$RFC_HARNESS/tests/nfs-basic.sh" --transport rxe 3 4.2
+	for t in ${TRIXIE_TESTS-agree client-negotiate server-remote-inv}; do
+		RFC8797_KERNEL=trixie e2e_guest "trixie-$k-$t" rxe "$RFC_HARNESS/tests/dkms-module.sh" \
+			"$RFC_HARNESS/tests/test-$t.sh"
+	done
+	TRIXIE_PREPARED=1 INTEROP_CELLS='^(trixie-client/stock-server|stock-client/trixie-server)$' \
+		INTEROP_VERSIONS=${INTEROP_VERSIONS:-4.2} \
+		"$RFC_HARNESS/interop-matrix.sh" --results-file "$f" >"$run/trixie-interop.log" 2>&1
+	import_ktap "$f"
+	"$RFC_HARNESS/trixie.sh" purge >"$run/trixie-purge.ktap" 2>"$run/trixie-purge.log"
+	import_ktap "$run/trixie-purge.ktap" "trixie: "
 }
 
 # check_base BASE: this script's stages on BASE, in a run of its own

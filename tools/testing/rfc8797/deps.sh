@@ -22,12 +22,15 @@ pkgs=(
 # "deps.sh dkms" (make dkms, check.sh dkms): the packaging tools and
 # the headers of the stock kernel the guests boot and of every kernel in
 # DKMS_KRELS, besides
-if [ "${1:-}" = dkms ]; then
+if [ "${1:-}" = dkms ] || [ "${1:-}" = trixie ]; then
 	pkgs+=(dkms debhelper dh-dkms "linux-headers-$STOCK_KREL")
 	for k in ${DKMS_KRELS:-}; do
 		pkgs+=("linux-headers-$k")
 	done
 fi
+# "deps.sh trixie" (check.sh trixie): the package's build tools, and
+# debootstrap for the trixie root (trixie.sh)
+[ "${1:-}" != trixie ] || pkgs+=(debootstrap)
 missing=()
 for p in "${pkgs[@]}"; do
 	name=${p%%=*}

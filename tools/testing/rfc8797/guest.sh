@@ -5,12 +5,15 @@
 #   guest.sh [options] SCRIPT [ARGS...]
 #   guest.sh [options] --shell
 #
-#   --kernel ours|debug|base|stock|dkms|PATH  kernel to boot (default:
+#   --kernel ours|debug|base|stock|dkms|trixie|PATH  kernel to boot (default:
 #                   $RFC8797_KERNEL, else ours, the built bzImage; debug is
 #                   the sanitizer build, base the pinned base without the
 #                   series, built by "tree.sh base"; dkms is Debian's stock
 #                   kernel with our rpcrdma.ko from the DKMS package in
-#                   updates/dkms, laid out by "dkms.sh modules")
+#                   updates/dkms, laid out by "dkms.sh modules"; trixie is
+#                   Debian 13's kernel on the trixie root that "trixie.sh
+#                   install" put the package into, with that root's
+#                   userland instead of the host's)
 #   --results DIR   writable folder, /results in the guest (default: new
 #                   folder under $CACHE/runs); holds console.log, dmesg.txt, rc
 #   --timeout SEC   hard limit for the whole guest (default 600)
@@ -26,15 +29,15 @@
 #   --name NAME     label for the run folder and the console prefix
 #   --quiet         do not copy the console to stdout
 #
-# The guest mounts the host's / read-only over virtio-9p with a tmpfs
-# overlay on top, so every host tool is there and nothing on the host
+# The guest mounts the host's / (trixie: the trixie root) read-only over
+# virtio-9p with a tmpfs overlay on top, so every host tool is there and nothing on the host
 # changes.  The script's exit status becomes guest.sh's exit status;
 # 124 means the time limit hit, 125 that the guest died without one.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 kernel=${RFC8797_KERNEL:-ours} timeout_s=600 mem=2048 cpus=2 append="" net="" mac="" dump="" name=guest
-results="" quiet=0 shell=0
+results="" quiet=0 shell=0 rootdir=/
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -118,6 +121,16 @@ dkms)
 	initrd=(-initrd "$STOCK_DIR/initramfs.cpio.gz")
 	cmdline="$cmdline rfc8797.modules=$mods"
 	;;
+trixie)
+	# Debian 13's kernel booted on the trixie root that trixie.sh
+	# installed the DKMS package into: its userland, its modules
+	rootdir=$CACHE_ROOT/trixie/work
+	[ -f "$CACHE_ROOT/trixie/work.krel" ] || die "no trixie root with the package: run 'trixie.sh install DEB'"
+	krel=$(cat "$CACHE_ROOT/trixie/work.krel")
+	image=$rootdir/boot/vmlinuz-$krel
+	initrd=(-initrd "$CACHE_ROOT/trixie/initramfs.cpio.gz")
+	[ -x "$rootdir$RFC_HARNESS/guest-init.sh" ] || die "no harness in $rootdir$RFC_HARNESS"
+	;;
 *)
 	image=$kernel
 	[ -f "$image" ] || die "no kernel at $image"
@@ -142,7 +155,7 @@ fi
 qemu=(qemu-system-x86_64 -machine q35 -accel tcg,thread=multi -cpu max
 	-m "$mem" -smp "$cpus" -no-reboot -nographic -kernel "$image" "${initrd[@]}"
 	-append "$cmdline"
-	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+	-virtfs "local,path=$rootdir,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 	-virtfs "local,path=$results,mount_tag=results,security_model=none,multidevs=remap"
 	-device virtio-rng-pci
 	"${netargs[@]}")

@@ -15,7 +15,9 @@
 #   INTEROP_CELLS=REGEX in the environment runs only the matching cells,
 #   e.g. INTEROP_CELLS=dkms: the cells of "dkms", Debian's stock kernel
 #   with our rpcrdma.ko from the DKMS package (make dkms), against a fully
-#   stock peer in both roles
+#   stock peer in both roles; INTEROP_CELLS=trixie: Debian 13's kernel
+#   with the module DKMS built on a trixie root (trixie.sh), both roles;
+#   INTEROP_VERSIONS="4.2" runs only those NFS versions
 #
 # Each cell adds KTAP results "interop CELL nfsV" (mount, I/O, dmesg)
 # and "interop CELL nfsV counters" to FILE (for check.sh).
@@ -69,7 +71,10 @@ if [ "$RFC_BASE" = mainline ]; then
 fi
 if [ "$quick" = 1 ]; then
 	vers=(4.2)
-else
+fi
+# shellcheck disable=SC2206	# a list of words
+[ -z "${INTEROP_VERSIONS:-}" ] || vers=($INTEROP_VERSIONS)
+if [ "$quick" != 1 ]; then
 	cells+=(
 		"stock-client-w1500-r1500/ours-server ours stock - --inline=1500:1500 swi-mixed"
 		"stock-client-w5000-r5000/ours-server ours stock - --inline=5000:5000 swi"
@@ -80,6 +85,8 @@ else
 		"stock-client/ours-server-no-pd ours stock --no-private-data - none"
 		"dkms-client/stock-server stock dkms - - swi"
 		"stock-client/dkms-server dkms stock - - swi"
+		"trixie-client/stock-server stock trixie - - swi"
+		"stock-client/trixie-server trixie stock - - swi"
 	)
 fi
 inject=${RFC8797_INJECT:-}
@@ -88,7 +95,7 @@ inject=${RFC8797_INJECT:-}
 # stock kernel with our module from the DKMS package.  A dkms client has
 # every view of ours but the sysfs xprt_info fields, whose commits
 # cannot be in a module (see dkms/README.rst).
-is_ours() { case "$1" in ours | ours-* | dkms) true ;; *) false ;; esac; }
+is_ours() { case "$1" in ours | ours-* | dkms | trixie) true ;; *) false ;; esac; }
 
 # "dkms" boots the stock kernel with updates/dkms/rpcrdma.ko built from
 # the package: when a selected cell has it, build the package and lay the
@@ -103,6 +110,23 @@ for cell in "${cells[@]}"; do
 	       "$RFC_HARNESS/dkms.sh" modules "$deb" "$STOCK_KREL"; } >"$out/dkms.log" 2>&1; then
 		dkms_err="the DKMS package or its module for $STOCK_KREL failed, see $out/dkms.log"
 		msg "$dkms_err"
+	fi
+	break
+done
+# "trixie" boots Debian 13's kernel on the trixie root with the package
+# installed by DKMS there (trixie.sh; check.sh's trixie stage has done
+# it when it sets TRIXIE_PREPARED)
+trixie_err=""
+for cell in "${cells[@]}"; do
+	read -r name skern ckern _ <<<"$cell"
+	[[ "$name" =~ ${INTEROP_CELLS:-.} ]] || continue
+	[ "$skern" = trixie ] || [ "$ckern" = trixie ] || continue
+	[ -z "${TRIXIE_PREPARED:-}" ] || break
+	msg "installing the DKMS package on the trixie root (log: $out/trixie.log)"
+	if ! { "$RFC_HARNESS/deps.sh" trixie && deb=$("$RFC_HARNESS/dkms.sh" package) &&
+	       "$RFC_HARNESS/trixie.sh" root && "$RFC_HARNESS/trixie.sh" install "$deb"; } >"$out/trixie.log" 2>&1; then
+		trixie_err="the DKMS package on the trixie root failed, see $out/trixie.log"
+		msg "$trixie_err"
 	fi
 	break
 done
@@ -296,10 +320,15 @@ for cell in "${cells[@]}"; do
 	[ "$sargs" = - ] && sargs=""
 	[ "$cargs" = - ] && cargs=""
 	dir=$out/${name//\//_}
-	if [ -n "$dkms_err" ] && { [ "$skern" = dkms ] || [ "$ckern" = dkms ]; }; then
+	perr=""
+	case " $skern $ckern " in
+	*" dkms "*) perr=$dkms_err ;;
+	*" trixie "*) perr=$trixie_err ;;
+	esac
+	if [ -n "$perr" ]; then
 		for v in "${vers[@]}"; do
-			echo "| $name | $v | not run | | | | | | | | | FAIL: $dkms_err |" >>"$table"
-			rresult "not ok" "interop $name nfs$v" "$dkms_err"
+			echo "| $name | $v | not run | | | | | | | | | FAIL: $perr |" >>"$table"
+			rresult "not ok" "interop $name nfs$v" "$perr"
 		done
 		continue
 	fi
@@ -427,7 +456,9 @@ as not negotiated, ours none; our two peers agree on c2s, s2c and R.
 in updates/dkms: its server is checked as ours; its client has no sysfs
 xprt_info fields (their commits cannot be in a module), so its R and
 status come from its xprtrdma_cm_private and xprtrdma_inline_thresh
-events instead (cm in guest-lib.sh).
+events instead (cm in guest-lib.sh).  "trixie" is Debian 13's 6.12 kernel
+with the module DKMS built on a trixie root (trixie.sh), that root's
+userland in the guest; checked as "dkms" is.
 EOF
 if [ -n "$inject" ]; then
 	msg "RFC8797_INJECT=$inject: the table is not copied to $CACHE/interop/"

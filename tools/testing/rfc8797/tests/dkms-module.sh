@@ -12,6 +12,7 @@
 #   dkms-module.sh [SCRIPT [ARGS...]]
 . "$(dirname "$0")/../guest-lib.sh"
 FAILED=0
+log "kernel $(uname -r), userland $(. /etc/os-release && echo "$PRETTY_NAME")"
 file=$(modinfo -n rpcrdma 2>&1)
 case "$file" in
 */updates/dkms/rpcrdma.ko*) pass "dkms-modinfo-path" ;;

@@ -1,0 +1,336 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The DKMS package on Debian 13 (trixie), installed the way a trixie
+# user installs it: with trixie's dkms, its kernel headers and gcc-14, in
+# a trixie root filesystem (chroot; the host is not touched), whose
+# kernel the guests then boot (guest.sh --kernel trixie, with that root
+# as their userland: the closest thing to a trixie machine here).
+#
+#   trixie.sh root         the cached trixie root, $CACHE_ROOT/trixie/root:
+#                          debootstrap (minbase) from the machine's own
+#                          Debian mirror, the tools the guests' tests use,
+#                          dkms and openssl, the oldest 6.12 kernel trixie
+#                          offers (image and headers), and, downloaded
+#                          only, the newest (linux-image-amd64,
+#                          linux-headers-amd64) and trixie-backports'
+#                          linux-headers-amd64 (not 6.12); prints its path
+#   trixie.sh install DEB  a fresh copy of the root ($CACHE_ROOT/trixie/work),
+#                          then as an administrator would, KTAP on stdout:
+#                           1. apt-get install ./DEB while the oldest
+#                              6.12 is the only kernel: DKMS refuses it
+#                              (older than the module's sources), the
+#                              package is configured anyway;
+#                           2. the kernel upgrade (apt-get install
+#                              linux-image-amd64 linux-headers-amd64):
+#                              DKMS's kernel hook builds and installs
+#                              the module for the new 6.12 (gcc-14);
+#                           3. trixie-backports' headers (not 6.12):
+#                              DKMS refuses them, apt succeeds;
+#                           4. apt-get purge: nothing of the module left
+#                              for any kernel;
+#                           5. dpkg -i DEB, now that the new kernel is the
+#                              newest (its postinst builds);
+#                          then the 9p initramfs of the new kernel for
+#                          the guests
+#   trixie.sh purge        after the guests: apt-get purge, and the root
+#                          must hold what it held before step 5 (KTAP)
+#
+# Set TRIXIE_REFRESH=1 to debootstrap the root again (it is otherwise
+# kept until RECIPE below changes).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+DIR=$CACHE_ROOT/trixie
+ROOT=$DIR/root
+WORK=$DIR/work
+PKG=rpcrdma-rfc8797-dkms
+NAME=rpcrdma-rfc8797
+# What the guests' tests run (guest-init.sh, guest-lib.sh, tests/,
+# interop/), besides trixie's minbase
+TOOLS="bash coreutils mount util-linux hostname diffutils findutils procps kmod iproute2
+	busybox fio nfs-kernel-server nfs-common rpcbind python3 xz-utils"
+# Bump when the root's recipe changes (the cached root is rebuilt)
+RECIPE="2 ${TOOLS//$'\n\t'/ } dkms openssl"
+
+# in_root DIR CMD...: CMD chrooted in DIR with /proc, /sys and /dev, in
+# a mount namespace of its own (nothing stays mounted on the host)
+in_root() {
+	local r=$1
+	shift
+	unshare --mount --propagation private -- /bin/bash -c '
+		r=$1; shift
+		mount -t proc proc "$r/proc" && mount -t sysfs sys "$r/sys" &&
+			mount --rbind /dev "$r/dev" || exit 99
+		exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+			LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"' in_root "$r" "$@"
+}
+
+# krel_of PKGVERSION-LINE: 6.12.117-1 -> the release of its -amd64 flavour
+krel_of() { echo "${1%%-*}+deb13-amd64"; }
+
+cmd_root() {
+	local mirror old new bpo v tmp=$ROOT.tmp
+	if [ -f "$DIR/root.stamp" ] && [ "$(head -n 1 "$DIR/root.stamp")" = "$RECIPE" ] &&
+			[ -z "${TRIXIE_REFRESH:-}" ]; then
+		echo "$ROOT"
+		return
+	fi
+	command -v debootstrap >/dev/null || die "no debootstrap (deps.sh trixie installs it)"
+	mirror=$(debian_mirror)
+	rm -rf "$ROOT" "$tmp" "$DIR/root.stamp"
+	mkdir -p "$DIR"
+	msg "debootstrap trixie (minbase) into $tmp"
+	timeout 1800 debootstrap --variant=minbase --components=main \
+		--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
+		trixie "$tmp" "$mirror" >"$DIR/debootstrap.log" 2>&1 ||
+		{ tail -n 20 "$DIR/debootstrap.log" >&2; die "debootstrap failed, see $DIR/debootstrap.log"; }
+	echo "deb $mirror trixie-backports main" >"$tmp/etc/apt/sources.list.d/trixie-backports.list"
+	# apt keeps what it downloads (the later steps run from its cache)
+	rm -f "$tmp/etc/apt/apt.conf.d/docker-clean"
+	in_root "$tmp" apt-get -q update >"$DIR/root.log" 2>&1 ||
+		{ tail -n 20 "$DIR/root.log" >&2; die "apt-get update in the trixie root failed"; }
+	# the 6.12 kernels of trixie: the newest is linux-headers-amd64's
+	# version in trixie itself (not backports), the oldest the oldest
+	# linux-headers-6.12.*+deb13-amd64
+	new=$(in_root "$tmp" apt-cache madison linux-headers-amd64 |
+		awk -F' *[|] *' '$3 ~ / trixie\/main / { print $2; exit }')
+	old=$(in_root "$tmp" apt-cache pkgnames linux-headers-6.12. |
+		sed -n 's/^linux-headers-\(6\.12\.[0-9]*+deb13-amd64\)$/\1/p' | sort -V | head -n 1)
+	bpo=$(in_root "$tmp" apt-cache madison linux-headers-amd64 |
+		awk -F' *[|] *' '$3 ~ /trixie-backports\/main / { print $2; exit }')
+	[ -n "$new" ] && [ -n "$old" ] || die "trixie offers no linux-headers-amd64 or no linux-headers-6.12.*+deb13-amd64"
+	new=$(krel_of "$new")
+	[ -z "$bpo" ] || bpo=$(krel_of "$bpo")
+	case "$bpo" in 6.12.*) bpo="" ;; esac
+	msg "trixie root: kernel $old installed, $new (upgrade) and ${bpo:-no} backports headers downloaded"
+	# shellcheck disable=SC2086	# word lists
+	in_root "$tmp" apt-get install -y -q --no-install-recommends $TOOLS dkms openssl \
+		"linux-image-$old" "linux-headers-$old" >>"$DIR/root.log" 2>&1 ||
+		{ tail -n 20 "$DIR/root.log" >&2; die "installing trixie's tools and kernel $old failed, see $DIR/root.log"; }
+	if [ "$old" != "$new" ]; then
+		in_root "$tmp" apt-get install -y -q --download-only linux-image-amd64 linux-headers-amd64 \
+			>>"$DIR/root.log" 2>&1 || die "downloading trixie's kernel $new failed, see $DIR/root.log"
+	fi
+	if [ -n "$bpo" ]; then
+		in_root "$tmp" apt-get install -y -q --download-only -t trixie-backports \
+			"linux-headers-$bpo" >>"$DIR/root.log" 2>&1 ||
+			die "downloading the backports headers $bpo failed, see $DIR/root.log"
+	fi
+	v=$(in_root "$tmp" dpkg-query -W -f='${Version}' dkms)
+	mv "$tmp" "$ROOT"
+	printf '%s\nold=%s\nnew=%s\nbpo=%s\ndkms=%s\n' "$RECIPE" "$old" "$new" "$bpo" "$v" >"$DIR/root.stamp"
+	echo "$ROOT"
+}
+
+stamp() { sed -n "s/^$1=//p" "$DIR/root.stamp"; }
+
+# t NAME CMD...: one KTAP result from CMD's exit status, CMD's output in
+# the log
+t() {
+	local name=$1
+	shift
+	if "$@" >>"$log" 2>&1; then
+		ktap_emit PASS "$name"
+	else
+		ktap_emit FAIL "$name" "'$*' failed, see $log"
+	fi
+}
+
+# dkms_state KREL: what "dkms status" says of the module for KREL
+# (installed, built, ... or none)
+dkms_state() {
+	in_root "$WORK" dkms status -m "$NAME" -k "$1" 2>/dev/null |
+		sed -n 's/.*: \([a-z-]*\).*/\1/p' | head -n 1 | grep . || echo none
+}
+
+# expect_state KREL STATE: dkms status says STATE for KREL
+expect_state() {
+	local s
+	s=$(dkms_state "$1")
+	echo "dkms status for $1: $s"
+	[ "$s" = "$2" ]
+}
+
+# module_of KREL: the rpcrdma.ko modprobe would load for KREL in $WORK
+module_of() { modinfo -b "$WORK" -k "$1" -n rpcrdma 2>/dev/null; }
+
+# ours_for KREL: the module of KREL is ours, in updates/dkms, for KREL,
+# built by trixie's gcc-14
+ours_for() {
+	local f v vm c
+	f=$(module_of "$1")
+	echo "modinfo -n rpcrdma for $1: $f"
+	case "$f" in */updates/dkms/rpcrdma.ko*) ;; *) return 1 ;; esac
+	v=$(modinfo -b "$WORK" -k "$1" -F version rpcrdma)
+	vm=$(modinfo -b "$WORK" -k "$1" -F vermagic rpcrdma)
+	echo "version $v, vermagic $vm"
+	[ "$v" = "rfc8797-$ver" ] && [ "${vm%% *}" = "$1" ] || return 1
+	c=$(xz -dc -f "$f" | strings | grep -m1 '^GCC: (Debian 14' || true)
+	echo "compiler: ${c:-not gcc-14}"
+	[ -n "$c" ]
+}
+
+# no_module KREL: nothing of ours for KREL
+no_module() {
+	local f
+	f=$(find "$WORK/lib/modules/$1" -path '*/updates/*' -name 'rpcrdma*' 2>/dev/null)
+	echo "modules of ours for $1: ${f:-none}"
+	[ -z "$f" ]
+}
+
+# refused LOG: DKMS said why it did not build (BUILD_EXCLUSIVE)
+refused() { grep -q "includes a BUILD_EXCLUSIVE directive" "$1"; }
+
+# apt_in LOGNAME ARGS...: apt-get ARGS in the work root, output kept
+apt_in() {
+	local l=$DIR/$1.log
+	shift
+	in_root "$WORK" apt-get -q -y "$@" >"$l" 2>&1
+	local rc=$?
+	cat "$l" >>"$log"
+	return $rc
+}
+
+# dpkg_in LOGNAME ARGS...: dpkg ARGS in the work root, output kept
+dpkg_in() {
+	local l=$DIR/$1.log
+	shift
+	in_root "$WORK" dpkg "$@" >"$l" 2>&1
+	local rc=$?
+	cat "$l" >>"$log"
+	return $rc
+}
+
+configured() { [ "$(in_root "$WORK" dpkg-query -W -f='${db:Status-Abbrev}' "$PKG" 2>/dev/null)" = "ii " ]; }
+not_installed() { ! in_root "$WORK" dpkg-query -W -f='${db:Status-Abbrev}' "$PKG" 2>/dev/null | grep -q '^[ih]i'; }
+
+# purged: apt-get purge removed every trace of the module, for every
+# kernel, and modprobe finds the kernel's own rpcrdma again
+purged() {
+	local k f
+	apt_in "$1" purge "$PKG" || return 1
+	not_installed || { echo "$PKG still installed"; return 1; }
+	f=$(in_root "$WORK" dkms status -m "$NAME")
+	[ -z "$f" ] || { echo "dkms status: $f"; return 1; }
+	f=$(find "$WORK/lib/modules" -path '*/updates/*' -name 'rpcrdma*')
+	[ -z "$f" ] || { echo "left: $f"; return 1; }
+	for f in "$WORK/usr/src/$NAME-$ver" "$WORK/var/lib/dkms/$NAME"; do
+		[ ! -e "$f" ] || { echo "left: $f"; return 1; }
+	done
+	for k in "$WORK"/lib/modules/*/kernel; do
+		k=${k%/kernel}
+		k=${k##*/}
+		f=$(module_of "$k")
+		echo "modinfo -n rpcrdma for $k: $f"
+		case "$f" in */kernel/net/sunrpc/xprtrdma/rpcrdma.ko*) ;; *) return 1 ;; esac
+	done
+}
+
+# snapshot FILE: every path of the work root but the state apt, dpkg and
+# the logs keep of any package operation
+snapshot() {
+	(cd "$WORK" && find . -xdev \( -path ./proc -o -path ./sys -o -path ./dev -o -path ./run \
+		-o -path ./tmp -o -path ./var/log -o -path ./var/cache -o -path ./var/lib/apt \
+		-o -path ./var/lib/dpkg \) -prune -o -print) | sort >"$1"
+}
+
+cmd_install() {
+	local deb=$1 old new bpo start=$SECONDS
+	log=$DIR/install.log
+	: >"$log"
+	[ -f "$DIR/root.stamp" ] || die "no trixie root: trixie.sh root"
+	old=$(stamp old) new=$(stamp new) bpo=$(stamp bpo)
+	ver=$(dpkg-deb -f "$deb" Version)
+	rm -rf "$WORK" "$DIR/work.krel"
+	cp -a "$ROOT" "$WORK"
+	cp "$deb" "$WORK/tmp/"
+	echo "# trixie: dkms $(stamp dkms), kernels $old (installed first), $new (upgrade), backports ${bpo:-none}"
+
+	# 1. the package on a machine that runs the oldest 6.12: the module's
+	# sources are newer than that kernel's sunrpc, DKMS refuses
+	if [ "$old" != "$new" ]; then
+		t "install on $old: apt-get install succeeds" apt_in install-old install \
+			--no-install-recommends "/tmp/${deb##*/}"
+		t "install on $old: package configured" configured
+		t "install on $old: DKMS says why it does not build" refused "$DIR/install-old.log"
+		t "install on $old: no module" no_module "$old"
+		# 2. the kernel upgrade: DKMS's hook builds for the new kernel
+		t "upgrade to $new: apt-get install linux-image-amd64 linux-headers-amd64" \
+			apt_in upgrade install linux-image-amd64 linux-headers-amd64
+		t "upgrade to $new: dkms status installed" expect_state "$new" installed
+		t "upgrade to $new: modprobe finds ours, built by gcc-14" ours_for "$new"
+		t "upgrade to $new: still nothing for $old" no_module "$old"
+	else
+		ktap_emit PASS "install on an older 6.12 # SKIP trixie offers one 6.12 ($new)"
+		ktap_emit PASS "upgrade within 6.12 # SKIP trixie offers one 6.12 ($new)"
+	fi
+	# 3. a kernel that is not 6.12
+	if [ -n "$bpo" ]; then
+		t "headers of $bpo (backports): apt-get install succeeds" \
+			apt_in bpo install -t trixie-backports "linux-headers-$bpo"
+		t "headers of $bpo: DKMS says why it does not build" refused "$DIR/bpo.log"
+		t "headers of $bpo: no module" no_module "$bpo"
+	else
+		ktap_emit PASS "a kernel that is not 6.12 # SKIP trixie-backports offers none"
+	fi
+	# 4. purge after the upgrade
+	t "purge after the upgrade: nothing left for any kernel" purged purge-upgrade
+
+	# 5. the package again, with dpkg this time, on the machine whose
+	# newest kernel is the new one: its postinst builds; the guests boot
+	# this root
+	rm -rf "${WORK:?}$RFC_HARNESS"
+	mkdir -p "$WORK$(dirname "$RFC_HARNESS")"
+	cp -a "$RFC_HARNESS" "$WORK$RFC_HARNESS"
+	snapshot "$DIR/before.list"
+	t "install on $new: dpkg -i succeeds" dpkg_in install-new -i "/tmp/${deb##*/}"
+	t "install on $new: package configured" configured
+	t "install on $new: dkms status installed" expect_state "$new" installed
+	t "install on $new: modprobe finds ours, built by gcc-14" ours_for "$new"
+	if ninep_initramfs "$WORK" "$new" "$DIR/initramfs.cpio.gz" >>"$log" 2>&1; then
+		echo "$new" >"$DIR/work.krel"
+		ktap_emit PASS "initramfs of $new for the guests"
+	else
+		ktap_emit FAIL "initramfs of $new for the guests" "see $log"
+	fi
+	echo "# trixie install: $((SECONDS - start)) s"
+	return $KTAP_FAILED
+}
+
+# Files the purge may leave, with the reason: DKMS's module signing key
+# (made at its first build, kept for every later module: it is the key
+# an administrator enrols as a Machine Owner Key)
+KEEP='^\./var/lib/dkms(/mok\.(key|pub))?$'
+
+cmd_purge() {
+	local left
+	log=$DIR/purge.log
+	: >"$log"
+	[ -f "$DIR/before.list" ] || die "no installed work root: trixie.sh install DEB"
+	ver=$(in_root "$WORK" dpkg-query -W -f='${Version}' "$PKG" 2>/dev/null) ||
+		die "$PKG is not installed in $WORK"
+	t "purge: nothing of the module left for any kernel" purged purge
+	snapshot "$DIR/after.list"
+	left=$(comm -13 "$DIR/before.list" "$DIR/after.list" | grep -vE "$KEEP" || true)
+	if [ -z "$left" ]; then
+		ktap_emit PASS "purge: the root holds what it held before the install"
+	else
+		ktap_emit FAIL "purge: the root holds what it held before the install" \
+			"left: $(echo "$left" | head -n 5 | tr '\n' ' ')"
+	fi
+	left=$(comm -23 "$DIR/before.list" "$DIR/after.list" || true)
+	if [ -z "$left" ]; then
+		ktap_emit PASS "purge: nothing of the machine's own removed"
+	else
+		ktap_emit FAIL "purge: nothing of the machine's own removed" \
+			"gone: $(echo "$left" | head -n 5 | tr '\n' ' ')"
+	fi
+	return $KTAP_FAILED
+}
+
+case "${1:-}" in
+root) cmd_root ;;
+install) [ $# = 2 ] || die "usage: $0 install DEB"; echo "KTAP version 1"; cmd_install "$(realpath "$2")" ;;
+purge) echo "KTAP version 1"; cmd_purge ;;
+*) echo "usage: $0 root|install DEB|purge" >&2; exit 2 ;;
+esac
