@@ -347,7 +347,8 @@ stage_interop() {
 # Debian's stock kernel with our rpcrdma.ko from the DKMS package (make
 # dkms): the package, built from the prepared tree; a dkms build from it
 # in a scratch DKMS tree against linux-headers-$STOCK_KREL (and against
-# the headers of DKMS_KRELS, other installed 6.12 kernels: build only);
+# the headers of DKMS_KRELS, other 6.12 kernels, by default the oldest
+# the package accepts, 6.12.$DKMS_MIN_SUBLEVEL: build only);
 # then one guest that boots the stock kernel with ours in updates/dkms:
 # modprobe loads ours (tests/dkms-module.sh), NFSv3 and v4.2 over rxe
 # with checksums (tests/nfs-basic.sh), then test-agree (both peers'
@@ -422,7 +423,15 @@ stage_trixie() {
 	"$RFC_HARNESS/trixie.sh" install "$deb" >"$run/trixie-install.ktap" 2>"$run/trixie-install.log"
 	grep -h '^# trixie' "$run/trixie-install.ktap" | tee -a "$results"
 	import_ktap "$run/trixie-install.ktap" "trixie: "
-	[ -f "$CACHE_ROOT/trixie/work.krel" ] || return
+	# a trixie.sh that stopped half-way prints no closing line
+	if ! grep -q '^# trixie install: ' "$run/trixie-install.ktap"; then
+		result "trixie: install finished" fail "trixie.sh install stopped, see $run/trixie-install.log"
+		return
+	fi
+	if [ ! -f "$CACHE_ROOT/trixie/work.krel" ]; then
+		result "trixie: guests" fail "no trixie kernel to boot, see $run/trixie-install.log"
+		return
+	fi
 	k=$(cat "$CACHE_ROOT/trixie/work.krel")
 	RFC8797_KERNEL=trixie e2e_guest "trixie-$k" rxe "$RFC_HARNESS/tests/dkms-module.sh" \
 		"$RFC_HARNESS/tests/nfs-basic.sh" --transport rxe 3 4.2
@@ -436,6 +445,8 @@ stage_trixie() {
 	import_ktap "$f"
 	"$RFC_HARNESS/trixie.sh" purge >"$run/trixie-purge.ktap" 2>"$run/trixie-purge.log"
 	import_ktap "$run/trixie-purge.ktap" "trixie: "
+	grep -q '^# trixie purge: ' "$run/trixie-purge.ktap" ||
+		result "trixie: purge finished" fail "trixie.sh purge stopped, see $run/trixie-purge.log"
 }
 
 # check_base BASE: this script's stages on BASE, in a run of its own

@@ -58,8 +58,9 @@ g() { git -C "$TREE" "$@"; }
 # nfs.ko and ib_core.ko (include/linux/sunrpc, include/linux/nfs*,
 # include/rdma) are the same as the base's, bar svc_rdma.h, which the
 # package carries (compared in Debian's linux-headers-*-common).  DKMS
-# skips an older kernel like any kernel that is not 6.12.
-DKMS_MIN_SUBLEVEL=${DKMS_MIN_SUBLEVEL:-111}
+# skips an older kernel like any kernel that is not 6.12.  The number,
+# DKMS_MIN_SUBLEVEL, is set in lib.sh: the dkms stage also builds the
+# module against that kernel's headers (DKMS_KRELS).
 
 # sublevel_regex X.Y MIN: an extended regular expression for the kernel
 # releases X.Y.N with N >= MIN, for BUILD_EXCLUSIVE_KERNEL (the
@@ -70,7 +71,7 @@ sublevel_regex() {
 		d=${m:i:1}
 		[ "$d" -lt 9 ] || continue
 		any=""
-		for ((j = i + 1; j < l; j++)); do any="$any[0-9]"; done
+		for ((j = i + 1; j < l; j++)); do any="${any}[0-9]"; done
 		alt="$alt|${m:0:i}[$((d + 1))-9]$any"
 	done
 	echo "^${1//./\\.}\\.($alt|[1-9][0-9]{$l,})([^0-9]|\$)"
@@ -274,6 +275,53 @@ rel_includes() {
 	done
 }
 
+# holders FILE...: the copyright holders FILEs name, one per line
+holders() {
+	grep -hoiE 'Copyright \(c\) [0-9][^.]*\.?' -- "$@" | sed -E 's/^Copyright \([cC]\) //' | sort -u || true
+}
+
+# copyright SRC: debian/copyright (DEP-5) of the package's sources in
+# SRC: GPL-2 for every file, GPL-2 or BSD-3-clause for those whose
+# SPDX-License-Identifier says "GPL-2.0 OR BSD-3-Clause"; the holders
+# their notices name, and the BSD text as those files carry it
+copyright() {
+	local src=$1 f spdx dual=() gpl=() bare=0 one
+	while read -r f; do
+		spdx=$(sed -n '1,3s/.*SPDX-License-Identifier: *\([^*]*[^* ]\).*/\1/p' "$src/$f" | head -n 1)
+		case "$spdx" in
+		"GPL-2.0 OR BSD-3-Clause") dual+=("$f") ;;
+		*) gpl+=("$f") ;;
+		esac
+		grep -qi 'Copyright (c)' "$src/$f" || bare=1
+	done < <(cd "$src" && find . -type f -name '*.[ch]' | sed 's|^\./||' | sort)
+	[ ${#dual[@]} -gt 0 ] || die "no dual-licensed source in $src"
+	echo "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"
+	echo "Upstream-Name: Linux, net/sunrpc/xprtrdma (rpcrdma.ko)"
+	echo "Source: Debian's $BASE_SRC $BASE_PKG_VERSION with the RFC 8797 series"
+	echo
+	echo "Files: *"
+	{
+		(cd "$src" && holders "${gpl[@]}")
+		[ "$bare" = 0 ] || echo "the authors of the Linux kernel (files without a notice of their own)"
+	} | sed -e '1s/^/Copyright: /' -e '1!s/^/ /'
+	echo "License: GPL-2"
+	echo
+	echo "Files: ${dual[0]}"
+	printf ' %s\n' "${dual[@]:1}"
+	(cd "$src" && holders "${dual[@]}") | sed -e '1s/^/Copyright: /' -e '1!s/^/ /'
+	echo "License: GPL-2 or BSD-3-clause"
+	echo
+	echo "License: GPL-2"
+	echo " On Debian systems, the complete text of the GNU General Public License"
+	echo " version 2 can be found in /usr/share/common-licenses/GPL-2."
+	echo
+	echo "License: BSD-3-clause"
+	# the text as the first of those files has it
+	one=$src/${dual[0]}
+	sed -n '/Redistribution and use in source and binary forms/,/SUCH DAMAGE\./p' "$one" |
+		sed -E 's/^ \*( {0,6})?//; s/^$/./; s/^/ /; s/^ $/ ./'
+}
+
 cmd_select() {
 	sel=$(mktemp)
 	select_commits
@@ -283,7 +331,7 @@ cmd_select() {
 }
 
 cmd_package() {
-	local tip tree ver stage src f hdrs=() priv=() left n_all desc date
+	local tip tree ver stage src f hdrs=() priv=() left n_all desc date maint
 	[ -d "$TREE/.git" ] || die "no prepared tree in $TREE: run 'make tree'"
 	g diff --quiet HEAD -- || die "$TREE has uncommitted edits; the package is built from committed work only"
 	mkdir -p "$OUT"
@@ -292,7 +340,8 @@ cmd_package() {
 	select_commits
 	print_selection >&2
 	tree=$(module_tree)
-	tip=$(g rev-parse --short=12 work)
+	# 8 hex digits keep the .deb's name within lintian's 80 characters
+	tip=$(g rev-parse --short=8 work)
 	n_all=$((n_in + n_out))
 	# VERSION: the base's upstream version, the number of commits in the
 	# module and the prepared tree's tip (reproducible: tree.sh commits
@@ -372,16 +421,23 @@ EOF
 		(cd "$src" && find . -type f ! -name MANIFEST | sort | xargs sha256sum)
 	} >"$src/MANIFEST"
 
-	# the Debian package (debhelper + dh_dkms: postinst builds and installs
-	# for the running and the newest kernel, prerm removes every build)
+	# the Debian package (debhelper + dh_dkms: postinst builds and installs,
+	# with bookworm's dkms 3.0 for the running and the newest kernel, with
+	# trixie's 3.2 for every kernel whose headers are installed; prerm
+	# removes every build)
 	date=$(g log -1 --format=%aD work)
+	# who built it: DEBFULLNAME and DEBEMAIL, as for dch
+	case "${DEBEMAIL:-}" in
+	*"<"*) maint=$DEBEMAIL ;;	# dch's "Name <address>" form
+	*) maint="${DEBFULLNAME:-RFC 8797 NFS/RDMA package builder} <${DEBEMAIL:-rfc8797@example.org}>" ;;
+	esac
 	mkdir -p "$stage/debian/source"
 	echo "3.0 (native)" >"$stage/debian/source/format"
 	cat >"$stage/debian/control" <<EOF
 Source: $PKG
 Section: kernel
 Priority: optional
-Maintainer: RFC 8797 NFS/RDMA <rfc8797@invalid>
+Maintainer: $maint
 Build-Depends: debhelper-compat (= 13), dh-sequence-dkms
 Standards-Version: 4.6.2
 Rules-Requires-Root: no
@@ -401,16 +457,11 @@ EOF
 	cat >"$stage/debian/changelog" <<EOF
 $PKG ($ver) unstable; urgency=medium
 
-  * $desc.
+$(echo "$desc." | fold -s -w 74 | sed -e 's/ *$//' -e '1s/^/  * /' -e '1!s/^/    /')
 
- -- RFC 8797 NFS/RDMA <rfc8797@invalid>  $date
+ -- $maint  $date
 EOF
-	cat >"$stage/debian/copyright" <<'EOF'
-Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
-Files: *
-Copyright: The Linux kernel authors
-License: GPL-2.0 or BSD-2-Clause (net/sunrpc/xprtrdma is dual BSD/GPL)
-EOF
+	copyright "$src" >"$stage/debian/copyright"
 	cat >"$stage/debian/rules" <<'EOF'
 #!/usr/bin/make -f
 %:

@@ -115,7 +115,8 @@ stock)
 	;;
 dkms)
 	"$RFC_HARNESS/stock.sh" >/dev/null
-	mods=$CACHE/dkms/modules-$STOCK_KREL/lib/modules/$STOCK_KREL
+	# the DKMS package is the 6.12 line's, whichever base this run is on
+	mods=$CACHE_ROOT/6.12/dkms/modules-$STOCK_KREL/lib/modules/$STOCK_KREL
 	[ -f "$mods/modules.dep" ] || die "no $mods: run 'dkms.sh modules DEB $STOCK_KREL'"
 	image=$STOCK_DIR/boot/vmlinuz-$STOCK_KREL
 	initrd=(-initrd "$STOCK_DIR/initramfs.cpio.gz")

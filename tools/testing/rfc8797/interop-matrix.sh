@@ -106,8 +106,10 @@ for cell in "${cells[@]}"; do
 	[[ "$name" =~ ${INTEROP_CELLS:-.} ]] || continue
 	[ "$skern" = dkms ] || [ "$ckern" = dkms ] || continue
 	msg "building the DKMS package and its module for $STOCK_KREL (log: $out/dkms.log)"
-	if ! { "$RFC_HARNESS/deps.sh" dkms && deb=$("$RFC_HARNESS/dkms.sh" package) &&
-	       "$RFC_HARNESS/dkms.sh" modules "$deb" "$STOCK_KREL"; } >"$out/dkms.log" 2>&1; then
+	# the package is the 6.12 line's, whichever base this run is on
+	if ! (export RFC8797_BASE=6.12 RFC8797_BASE_RESOLVED=""
+	      "$RFC_HARNESS/deps.sh" dkms && deb=$("$RFC_HARNESS/dkms.sh" package) &&
+	      "$RFC_HARNESS/dkms.sh" modules "$deb" "$STOCK_KREL") >"$out/dkms.log" 2>&1; then
 		dkms_err="the DKMS package or its module for $STOCK_KREL failed, see $out/dkms.log"
 		msg "$dkms_err"
 	fi
@@ -123,8 +125,11 @@ for cell in "${cells[@]}"; do
 	[ "$skern" = trixie ] || [ "$ckern" = trixie ] || continue
 	[ -z "${TRIXIE_PREPARED:-}" ] || break
 	msg "installing the DKMS package on the trixie root (log: $out/trixie.log)"
-	if ! { "$RFC_HARNESS/deps.sh" trixie && deb=$("$RFC_HARNESS/dkms.sh" package) &&
-	       "$RFC_HARNESS/trixie.sh" root && "$RFC_HARNESS/trixie.sh" install "$deb"; } >"$out/trixie.log" 2>&1; then
+	# the package is the 6.12 line's, whichever base this run is on
+	if ! (export RFC8797_BASE=6.12 RFC8797_BASE_RESOLVED=""
+	      "$RFC_HARNESS/deps.sh" trixie && deb=$("$RFC_HARNESS/dkms.sh" package) &&
+	      "$RFC_HARNESS/trixie.sh" root && "$RFC_HARNESS/trixie.sh" install "$deb" &&
+	      grep -q '^# trixie install: ' "$out/trixie.log") >"$out/trixie.log" 2>&1; then
 		trixie_err="the DKMS package on the trixie root failed, see $out/trixie.log"
 		msg "$trixie_err"
 	fi
@@ -462,6 +467,8 @@ userland in the guest; checked as "dkms" is.
 EOF
 if [ -n "$inject" ]; then
 	msg "RFC8797_INJECT=$inject: the table is not copied to $CACHE/interop/"
+elif [ -n "${INTEROP_CELLS:-}${INTEROP_VERSIONS:-}" ]; then
+	msg "a part of the matrix: the table is not copied to $CACHE/interop/"
 elif [ "$quick" = 1 ]; then
 	cp "$table" "$CACHE/interop/matrix-quick.md"
 else

@@ -256,6 +256,12 @@ slowwait() {
 pid_ended() { ! kill -0 "$1" 2>/dev/null; }
 wait_timeout() { slowwait "$2" pid_ended "$1"; }
 
+# The oldest Debian 6.12 the DKMS package builds for (dkms.sh: why), and
+# the kernels whose headers the dkms stage also builds it against: by
+# default that oldest one of Debian 12
+DKMS_MIN_SUBLEVEL=${DKMS_MIN_SUBLEVEL:-111}
+DKMS_KRELS=${DKMS_KRELS-6.12.$DKMS_MIN_SUBLEVEL+deb12-amd64}
+
 # ninep_initramfs ROOT KREL OUT: the initramfs of a Debian kernel for the
 # guest runner, written to OUT: busybox, the 9p and overlay modules of
 # ROOT/lib/modules/KREL (decompressed: busybox insmod reads no .ko.xz)
@@ -265,8 +271,8 @@ wait_timeout() { slowwait "$2" pid_ended "$1"; }
 ninep_initramfs() {
 	local root=$1 krel=$2 ird m n=0 out a
 	ird=$(mktemp -d)
-	mkdir -p "$ird/bin" "$ird/mods" "$ird/proc" "$ird/sys" "$ird/dev" "$ird/newroot"
-	cp /bin/busybox "$ird/bin/busybox"
+	mkdir -p "$ird/bin" "$ird/mods" "$ird/proc" "$ird/sys" "$ird/dev" "$ird/newroot" &&
+		cp /bin/busybox "$ird/bin/busybox" || { rm -rf "$ird"; return 1; }
 	for a in sh mount insmod mkdir switch_root sleep cat; do
 		ln -s busybox "$ird/bin/$a"
 	done
@@ -279,7 +285,7 @@ ninep_initramfs() {
 		*.ko.xz) xz -dc "$m" ;;
 		*.ko.zst) zstd -q -dc "$m" ;;
 		*) cat "$m" ;;
-		esac >"$ird/mods/${out%.ko}.ko"
+		esac >"$ird/mods/${out%.ko}.ko" || { rm -rf "$ird"; return 1; }
 		echo "${out%.ko}.ko" >>"$ird/mods/order"
 	done
 	[ "$n" -gt 0 ] || { rm -rf "$ird"; echo "error: no 9p modules for $krel in $root" >&2; return 1; }
@@ -300,8 +306,11 @@ umount /proc
 exec switch_root /newroot "$init"
 INIT
 	chmod +x "$ird/init"
-	(cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) >"$3"
-	rm -rf "$ird"
+	(set -o pipefail; cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) >"$3.tmp" &&
+		mv "$3.tmp" "$3"
+	a=$?
+	rm -rf "$ird" "$3.tmp"
+	return $a
 }
 
 # check_inject: die unless RFC8797_INJECT is empty or a value of

@@ -9,13 +9,14 @@
 #   trixie.sh root         the cached trixie root, $CACHE_ROOT/trixie/root:
 #                          debootstrap (minbase) from the machine's own
 #                          Debian mirror, the tools the guests' tests use,
-#                          dkms and openssl, the oldest 6.12 kernel trixie
+#                          dkms, openssl and lintian, the oldest 6.12 kernel trixie
 #                          offers (image and headers), and, downloaded
 #                          only, the newest (linux-image-amd64,
 #                          linux-headers-amd64) and trixie-backports'
 #                          linux-headers-amd64 (not 6.12); prints its path
 #   trixie.sh install DEB  a fresh copy of the root ($CACHE_ROOT/trixie/work),
-#                          then as an administrator would, KTAP on stdout:
+#                          then, KTAP on stdout: trixie's lintian on DEB,
+#                          and as an administrator would:
 #                           1. apt-get install ./DEB while the oldest
 #                              6.12 is the only kernel: DKMS refuses it
 #                              (older than the module's sources), the
@@ -50,10 +51,11 @@ NAME=rpcrdma-rfc8797
 TOOLS="bash coreutils mount util-linux hostname diffutils findutils procps kmod iproute2
 	busybox fio nfs-kernel-server nfs-common rpcbind python3 xz-utils"
 # Bump when the root's recipe changes (the cached root is rebuilt)
-RECIPE="2 ${TOOLS//$'\n\t'/ } dkms openssl"
+RECIPE="4 ${TOOLS//$'\n\t'/ } dkms openssl lintian"
 
 # in_root DIR CMD...: CMD chrooted in DIR with /proc, /sys and /dev, in
-# a mount namespace of its own (nothing stays mounted on the host)
+# a mount namespace of its own (nothing stays mounted on the host), for
+# 30 minutes at most
 in_root() {
 	local r=$1
 	shift
@@ -61,15 +63,15 @@ in_root() {
 		r=$1; shift
 		mount -t proc proc "$r/proc" && mount -t sysfs sys "$r/sys" &&
 			mount --rbind /dev "$r/dev" || exit 99
-		exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-			LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"' in_root "$r" "$@"
+		exec timeout 1800 chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+			HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"' in_root "$r" "$@"
 }
 
 # krel_of PKGVERSION-LINE: 6.12.117-1 -> the release of its -amd64 flavour
 krel_of() { echo "${1%%-*}+deb13-amd64"; }
 
 cmd_root() {
-	local mirror old new bpo v tmp=$ROOT.tmp
+	local mirror sec old new bpo v tmp=$ROOT.tmp
 	if [ -f "$DIR/root.stamp" ] && [ "$(head -n 1 "$DIR/root.stamp")" = "$RECIPE" ] &&
 			[ -z "${TRIXIE_REFRESH:-}" ]; then
 		echo "$ROOT"
@@ -77,23 +79,33 @@ cmd_root() {
 	fi
 	command -v debootstrap >/dev/null || die "no debootstrap (deps.sh trixie installs it)"
 	mirror=$(debian_mirror)
-	rm -rf "$ROOT" "$tmp" "$DIR/root.stamp"
+	# the security archive, where the machine's own apt configuration has one
+	sec=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Created-By: Packages' |
+		awk -v c="$(. /etc/os-release && echo "$VERSION_CODENAME")-security" '$2 == c { print $1; exit }')
+	rm -rf --one-file-system "$ROOT" "$tmp" "$DIR/root.stamp"
 	mkdir -p "$DIR"
 	msg "debootstrap trixie (minbase) into $tmp"
-	timeout 1800 debootstrap --variant=minbase --components=main \
+	# in a mount namespace of its own: nothing of it stays mounted
+	timeout 1800 unshare --mount --propagation private -- debootstrap --variant=minbase --components=main \
 		--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
 		trixie "$tmp" "$mirror" >"$DIR/debootstrap.log" 2>&1 ||
 		{ tail -n 20 "$DIR/debootstrap.log" >&2; die "debootstrap failed, see $DIR/debootstrap.log"; }
+	# as a trixie machine has them: updates and security; and backports,
+	# for a kernel that is not 6.12
+	{
+		echo "deb $mirror trixie-updates main"
+		[ -z "$sec" ] || echo "deb $sec trixie-security main"
+	} >"$tmp/etc/apt/sources.list.d/trixie-updates.list"
 	echo "deb $mirror trixie-backports main" >"$tmp/etc/apt/sources.list.d/trixie-backports.list"
 	# apt keeps what it downloads (the later steps run from its cache)
 	rm -f "$tmp/etc/apt/apt.conf.d/docker-clean"
 	in_root "$tmp" apt-get -q update >"$DIR/root.log" 2>&1 ||
 		{ tail -n 20 "$DIR/root.log" >&2; die "apt-get update in the trixie root failed"; }
 	# the 6.12 kernels of trixie: the newest is linux-headers-amd64's
-	# version in trixie itself (not backports), the oldest the oldest
-	# linux-headers-6.12.*+deb13-amd64
+	# newest version outside backports (trixie-security's, when it has
+	# one), the oldest the oldest linux-headers-6.12.*+deb13-amd64
 	new=$(in_root "$tmp" apt-cache madison linux-headers-amd64 |
-		awk -F' *[|] *' '$3 ~ / trixie\/main / { print $2; exit }')
+		awk -F' *[|] *' '$3 !~ /backports/ { print $2 }' | sort -V | tail -n 1)
 	old=$(in_root "$tmp" apt-cache pkgnames linux-headers-6.12. |
 		sed -n 's/^linux-headers-\(6\.12\.[0-9]*+deb13-amd64\)$/\1/p' | sort -V | head -n 1)
 	bpo=$(in_root "$tmp" apt-cache madison linux-headers-amd64 |
@@ -104,7 +116,7 @@ cmd_root() {
 	case "$bpo" in 6.12.*) bpo="" ;; esac
 	msg "trixie root: kernel $old installed, $new (upgrade) and ${bpo:-no} backports headers downloaded"
 	# shellcheck disable=SC2086	# word lists
-	in_root "$tmp" apt-get install -y -q --no-install-recommends $TOOLS dkms openssl \
+	in_root "$tmp" apt-get install -y -q --no-install-recommends $TOOLS dkms openssl lintian \
 		"linux-image-$old" "linux-headers-$old" >>"$DIR/root.log" 2>&1 ||
 		{ tail -n 20 "$DIR/root.log" >&2; die "installing trixie's tools and kernel $old failed, see $DIR/root.log"; }
 	if [ "$old" != "$new" ]; then
@@ -118,6 +130,7 @@ cmd_root() {
 	fi
 	v=$(in_root "$tmp" dpkg-query -W -f='${Version}' dkms)
 	mv "$tmp" "$ROOT"
+	echo "sources: trixie trixie-updates ${sec:+trixie-security }trixie-backports" >>"$DIR/root.log"
 	printf '%s\nold=%s\nnew=%s\nbpo=%s\ndkms=%s\n' "$RECIPE" "$old" "$new" "$bpo" "$v" >"$DIR/root.stamp"
 	echo "$ROOT"
 }
@@ -134,6 +147,17 @@ t() {
 	else
 		ktap_emit FAIL "$name" "'$*' failed, see $log"
 	fi
+}
+
+# lintian_ok DEB: trixie's lintian finds no error and no warning in DEB
+# (every tag it finds, pedantic and info included, goes to the log)
+lintian_ok() {
+	local out rc
+	out=$(in_root "$WORK" lintian --fail-on error,warning -I -E --pedantic "$1" 2>&1)
+	rc=$?
+	echo "lintian $(in_root "$WORK" dpkg-query -W -f='${Version}' lintian), exit $rc:"
+	echo "${out:-no tags}"
+	[ "$rc" = 0 ]
 }
 
 # dkms_state KREL: what "dkms status" says of the module for KREL
@@ -178,8 +202,17 @@ no_module() {
 	[ -z "$f" ]
 }
 
-# refused LOG: DKMS said why it did not build (BUILD_EXCLUSIVE)
-refused() { grep -q "includes a BUILD_EXCLUSIVE directive" "$1"; }
+# refused LOG KREL: DKMS said why it did not build for KREL
+# (BUILD_EXCLUSIVE: its dkms.conf path names the kernel)
+refused() { grep -A2 -F "/$2/" "$1" | grep -q "includes a BUILD_EXCLUSIVE directive"; }
+
+# accepts KREL: the package's dkms.conf lets DKMS build for KREL
+accepts() {
+	local re
+	re=$(dpkg-deb --fsys-tarfile "$deb" | tar -xO --wildcards '*/dkms.conf' |
+		sed -n 's/^BUILD_EXCLUSIVE_KERNEL="\(.*\)"$/\1/p')
+	[ -n "$re" ] && [[ $1 =~ $re ]]
+}
 
 # apt_in LOGNAME ARGS...: apt-get ARGS in the work root, output kept
 apt_in() {
@@ -202,7 +235,12 @@ dpkg_in() {
 }
 
 configured() { [ "$(in_root "$WORK" dpkg-query -W -f='${db:Status-Abbrev}' "$PKG" 2>/dev/null)" = "ii " ]; }
-not_installed() { ! in_root "$WORK" dpkg-query -W -f='${db:Status-Abbrev}' "$PKG" 2>/dev/null | grep -q '^[ih]i'; }
+# not_installed: dpkg knows nothing of the package, or that it is purged
+not_installed() {
+	local st
+	st=$(in_root "$WORK" dpkg-query -W -f='${db:Status-Abbrev}' "$PKG" 2>/dev/null)
+	case "$st" in "" | "un "* | "pn "*) true ;; *) echo "dpkg status '$st'"; false ;; esac
+}
 
 # purged: apt-get purge removed every trace of the module, for every
 # kernel, and modprobe finds the kernel's own rpcrdma again
@@ -210,7 +248,7 @@ purged() {
 	local k f
 	apt_in "$1" purge "$PKG" || return 1
 	not_installed || { echo "$PKG still installed"; return 1; }
-	f=$(in_root "$WORK" dkms status -m "$NAME")
+	f=$(in_root "$WORK" dkms status -m "$NAME") || { echo "dkms status failed"; return 1; }
 	[ -z "$f" ] || { echo "dkms status: $f"; return 1; }
 	f=$(find "$WORK/lib/modules" -path '*/updates/*' -name 'rpcrdma*')
 	[ -z "$f" ] || { echo "left: $f"; return 1; }
@@ -241,10 +279,14 @@ cmd_install() {
 	[ -f "$DIR/root.stamp" ] || die "no trixie root: trixie.sh root"
 	old=$(stamp old) new=$(stamp new) bpo=$(stamp bpo)
 	ver=$(dpkg-deb -f "$deb" Version)
-	rm -rf "$WORK" "$DIR/work.krel"
+	exec 9>"$DIR/lock"
+	flock -w 3600 9 || die "another trixie.sh holds $DIR/lock"
+	rm -rf --one-file-system "$WORK" "$DIR/work.krel" "$DIR/before.list" "$DIR/after.list"
 	cp -a "$ROOT" "$WORK"
 	cp "$deb" "$WORK/tmp/"
 	echo "# trixie: dkms $(stamp dkms), kernels $old (installed first), $new (upgrade), backports ${bpo:-none}"
+
+	t "lintian (trixie's): no error, no warning" lintian_ok "/tmp/${deb##*/}"
 
 	# 1. the package on a machine that runs the oldest 6.12: the module's
 	# sources are newer than that kernel's sunrpc, DKMS refuses
@@ -252,14 +294,20 @@ cmd_install() {
 		t "install on $old: apt-get install succeeds" apt_in install-old install \
 			--no-install-recommends "/tmp/${deb##*/}"
 		t "install on $old: package configured" configured
-		t "install on $old: DKMS says why it does not build" refused "$DIR/install-old.log"
-		t "install on $old: no module" no_module "$old"
+		if accepts "$old"; then
+			# trixie's oldest 6.12 is new enough for the module
+			t "install on $old: dkms status installed" expect_state "$old" installed
+		else
+			t "install on $old: DKMS says why it does not build" \
+				refused "$DIR/install-old.log" "$old"
+			t "install on $old: no module" no_module "$old"
+		fi
 		# 2. the kernel upgrade: DKMS's hook builds for the new kernel
 		t "upgrade to $new: apt-get install linux-image-amd64 linux-headers-amd64" \
 			apt_in upgrade install linux-image-amd64 linux-headers-amd64
 		t "upgrade to $new: dkms status installed" expect_state "$new" installed
 		t "upgrade to $new: modprobe finds ours, built by gcc-14" ours_for "$new"
-		t "upgrade to $new: still nothing for $old" no_module "$old"
+		accepts "$old" || t "upgrade to $new: still nothing for $old" no_module "$old"
 	else
 		ktap_emit PASS "install on an older 6.12 # SKIP trixie offers one 6.12 ($new)"
 		ktap_emit PASS "upgrade within 6.12 # SKIP trixie offers one 6.12 ($new)"
@@ -268,7 +316,7 @@ cmd_install() {
 	if [ -n "$bpo" ]; then
 		t "headers of $bpo (backports): apt-get install succeeds" \
 			apt_in bpo install -t trixie-backports "linux-headers-$bpo"
-		t "headers of $bpo: DKMS says why it does not build" refused "$DIR/bpo.log"
+		t "headers of $bpo: DKMS says why it does not build" refused "$DIR/bpo.log" "$bpo"
 		t "headers of $bpo: no module" no_module "$bpo"
 	else
 		ktap_emit PASS "a kernel that is not 6.12 # SKIP trixie-backports offers none"
@@ -287,7 +335,9 @@ cmd_install() {
 	t "install on $new: package configured" configured
 	t "install on $new: dkms status installed" expect_state "$new" installed
 	t "install on $new: modprobe finds ours, built by gcc-14" ours_for "$new"
-	if ninep_initramfs "$WORK" "$new" "$DIR/initramfs.cpio.gz" >>"$log" 2>&1; then
+	rm -f "$DIR/initramfs.cpio.gz"
+	if ninep_initramfs "$WORK" "$new" "$DIR/initramfs.cpio.gz" >>"$log" 2>&1 &&
+			[ "$(zcat "$DIR/initramfs.cpio.gz" | cpio -t --quiet 2>/dev/null | grep -c '^mods/.*\.ko$')" -ge 3 ]; then
 		echo "$new" >"$DIR/work.krel"
 		ktap_emit PASS "initramfs of $new for the guests"
 	else
@@ -306,6 +356,8 @@ cmd_purge() {
 	local left
 	log=$DIR/purge.log
 	: >"$log"
+	exec 9>"$DIR/lock"
+	flock -w 3600 9 || die "another trixie.sh holds $DIR/lock"
 	[ -f "$DIR/before.list" ] || die "no installed work root: trixie.sh install DEB"
 	ver=$(in_root "$WORK" dpkg-query -W -f='${Version}' "$PKG" 2>/dev/null) ||
 		die "$PKG is not installed in $WORK"
@@ -325,6 +377,7 @@ cmd_purge() {
 		ktap_emit FAIL "purge: nothing of the machine's own removed" \
 			"gone: $(echo "$left" | head -n 5 | tr '\n' ' ')"
 	fi
+	echo "# trixie purge: done"
 	return $KTAP_FAILED
 }
 
