@@ -343,6 +343,7 @@ cmd_install() {
 	else
 		ktap_emit FAIL "initramfs of $new for the guests" "see $log"
 	fi
+	in_root "$WORK" dkms status | sed 's/^/# trixie dkms status: /'
 	echo "# trixie install: $((SECONDS - start)) s"
 	return $KTAP_FAILED
 }
