@@ -139,34 +139,37 @@ print(j[sys.argv[2]]["total_ios"], "%.1f" % j[sys.argv[2]]["iops"], j[sys.argv[2
 sys.exit(1 if j.get("error") else 0)' "$1" "$2" 2>/dev/null
 }
 
-# prep FILE BS SIZE: a file of verifiable BS blocks (not measured),
-# written under another name and renamed when complete: a prep that
-# failed or timed out leaves no FILE for a later mount to take as done
+# prep FILE SIZE: the file the reads read (not measured), written by
+# the server guest into its export at memory speed (interop-server.sh
+# "prep": 1 MiB writes whose every 4 KiB carries its checksum and offset,
+# --verify_interval), so that reads of any size check each 4 KiB they
+# read.  Writing it over NFS took longer than the workloads that read
+# it.  This client never looks FILE up before the server has made it
+# (no negative dentry to trust), and drops its dentries after all the
+# same.
 prep() {
-	[ -s "$1" ] && return 0
-	timeout 300 fio --name=prep --filename="$1.part" --rw=write --bs="$2" --size="$3" \
-		--ioengine=libaio --iodepth=16 --direct=1 --verify=crc32c --do_verify=0 \
-		--output=/dev/null >/dev/null 2>&1 && mv "$1.part" "$1" && return 0
-	rm -f "$1.part"
-	return 1
+	[ "$(ask "prep ${1#"$mnt"/} $2")" = "prep ok" ] || return 1
+	echo 2 >/proc/sys/vm/drop_caches
+	[ -s "$1" ]
 }
 
-# wl_args DIR WL: the file, block size and file size of fio workload WL;
-# reads and writes have files of their own, so that what a read checks
-# was written by prep, never by an earlier write workload.  A read runs
-# for its whole window (--time_based, going over its file again); a
-# write goes over its file once at most (write_check replays that one
-# pass), so its file is far larger than a window of writes under TCG
-# (1 GiB: 30 s of 1 MiB writes at the link's RDMA Read rate), sparse,
-# and removed after its check: the export is a 768 MiB tmpfs.  run_fio
-# fails a workload that ended before its window all the same.
+# wl_args DIR WL: the file, block size and file size of fio workload WL.
+# A workload goes over its file once at most (fio does not go over a
+# file again when it checks what it reads, time_based or not, and
+# write_check replays one pass of a write), so every file is larger than
+# a window of the fastest workload under TCG can cover: 64 MiB per
+# second of window (twice the 1 MiB reads seen), so that each rate
+# covers its whole window; run_fio fails a workload that ended before
+# it all the same.  The reads share one file, written once per boot by
+# prep; each write has a file of its own, sparse (1 GiB: no write
+# window under TCG fills it) and removed after its check: the export is
+# a 768 MiB tmpfs.
 wl_args() {
 	local bs=${2#*-} rw=${2%%-*}
 	rw=${rw#rand}
-	case "$rw:$bs" in
-	write:*) echo "$1/$rw-$bs $bs 1g" ;;
-	*:1m) echo "$1/$rw-$bs $bs 64m" ;;
-	*) echo "$1/$rw-$bs $bs 32m" ;;
+	case "$rw" in
+	write) echo "$1/$rw-$bs $bs 1g" ;;
+	*) echo "$1/read-data $bs $((runtime > 1 ? runtime * 64 : 64))m" ;;
 	esac
 }
 
@@ -179,7 +182,7 @@ fio_prep() {
 	read -r f bs size <<<"$(wl_args "$1" "$2")"
 	case "$2" in
 	*write*) rm -f "$f" && timeout 60 truncate -s "$size" "$f" ;;
-	*) prep "$f" "$bs" "$size" ;;
+	*) prep "$f" "$size" ;;
 	esac
 }
 
@@ -196,15 +199,15 @@ write_args() {
 }
 
 # run_fio DIR WL: one fio workload on the file fio_prep wrote; prints
-# "IOS RATE" (fio_ios), fails when fio or its job failed.  Reads check
-# every block they read against the checksum and offset prep wrote;
-# writes are checked by write_check.
+# "IOS RATE MS" (fio_ios), fails when fio or its job failed or ended
+# before 95% of its window.  Reads check every 4 KiB they read against
+# the checksum and offset prep wrote; writes are checked by write_check.
 run_fio() {
 	local rw=${2%-*} f bs size v
 	read -r f bs size <<<"$(wl_args "$1" "$2")"
 	case "$rw" in
 	*write) rm -rf "$AUX" && mkdir -p "$AUX" && v="$(write_args) --do_verify=0" || return 1 ;;
-	*) v="--verify=crc32c --do_verify=1 --randrepeat=0 --time_based" ;;
+	*) v="--verify=crc32c --verify_interval=4k --do_verify=1 --randrepeat=0" ;;
 	esac
 	# shellcheck disable=SC2086
 	timeout -k 10 $((runtime * 4 + 120)) fio --name="$2" --filename="$f" --rw="$rw" \

@@ -36,6 +36,11 @@
 #                      the client has the reply), without the rest of a
 #                      snapshot: make bench asks before and after each
 #                      workload
+#   prep PATH SIZE     the file make bench's reads read, PATH in the
+#                      export, SIZE (e.g. 384m) of 1 MiB fio writes whose
+#                      every 4 KiB carries its checksum and offset
+#                      (--verify_interval=4k), written here at memory
+#                      speed unless it exists: "prep ok" or "prep failed"
 #   perftest TOOL PORT ARGS...
 #                      the server side of one perftest run (TOOL one of
 #                      ib_send_lat, ib_send_bw, ib_read_bw, ib_write_bw;
@@ -86,6 +91,11 @@ request() {
 	counters)
 		counters
 		return ;;
+	"prep "*)
+		. "$(dirname "$0")/../guest-lib.sh"
+		# shellcheck disable=SC2086
+		prep_file ${1#prep }
+		return ;;
 	"perftest "*)
 		. "$(dirname "$0")/../guest-lib.sh"
 		# shellcheck disable=SC2086
@@ -128,6 +138,24 @@ counters() {
 		[ "$COUNTS" = "$prev" ] && break
 	done
 	echo "counters $COUNTS"
+}
+
+# prep_file PATH SIZE: see "prep" above; written under another name and
+# renamed when complete, within the listener's time limit
+prep_file() {
+	local f=$EXPORT/$1
+	[[ "$1" =~ ^[A-Za-z0-9_/.-]+$ && "$1" != *..* && "$2" =~ ^[0-9]+m$ ]] ||
+		{ echo "prep failed"; return; }
+	[ -s "$f" ] && { echo "prep ok"; return; }
+	mkdir -p "${f%/*}"
+	if timeout 50 fio --name=prep --filename="$f.part" --rw=write --bs=1m --size="$2" \
+			--verify=crc32c --verify_interval=4k --do_verify=0 \
+			--output=/dev/null >/dev/null 2>&1 && mv "$f.part" "$f"; then
+		echo "prep ok"
+	else
+		rm -f "$f.part"
+		echo "prep failed"
+	fi
 }
 
 # perftest_server TOOL PORT ARGS...: see "perftest" above; the client
