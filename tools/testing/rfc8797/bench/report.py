@@ -70,14 +70,19 @@ def fmt_ci(t):
     return "%.2fx [%.2f, %.2f]" % t
 
 
+def g(x):
+    """A rate or fraction, to three figures, without an exponent."""
+    return "%.0f" % x if abs(x) >= 100 else "%.3g" % x
+
+
 def fmt_n(t, n):
-    """A median and interval over N rounds (the interval is the median's
-    own when N is 1)."""
+    """A median and its interval over N rounds (the median alone when N
+    is 1)."""
     if t is None:
         return "-"
     if n < 2:
-        return "%.3g" % t[0]
-    return "%.3g [%.3g, %.3g]" % t
+        return g(t[0])
+    return "%s [%s, %s]" % tuple(g(x) for x in t)
 
 
 def fmt_op(t):
@@ -418,7 +423,7 @@ def main():
         o, no = link_ci("ours", t)
         b_, nb = link_ci("base", t)
         w("| %s | %s | %s | %s | %s | %s |" % (
-            t[0], size_text(t[1]), t[2] or "perftest's", fmt_n(o, no), fmt_n(b_, nb),
+            t[0], size_text(t[1]), t[2] or "perftest's own", fmt_n(o, no), fmt_n(b_, nb),
             "%.1f" % (o[0] * t[1] / 1e6) if o else "-"))
     w("")
     w("### Each workload as a fraction of its floor")
@@ -442,7 +447,7 @@ def main():
         lk = link_ci("ours", f)[0] if f else None
         w("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
             vers, wl, "%s %s, depth %s" % (FLOOR_TEXT.get(f[0], f[0]), size_text(f[1]),
-                                           f[2] or "perftest's") if f else "-",
+                                           f[2] or "perftest's own") if f else "-",
             fmt_n(*frac[("ours", vers, wl)]), fmt_n(*frac[("base", vers, wl)]),
             fmt_op(per_op("ours", vers, wl)), fmt_op(per_op("base", vers, wl)),
             "%.0f" % (1e6 / lk[0]) if lk else "-"))
