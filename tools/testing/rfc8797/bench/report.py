@@ -456,52 +456,54 @@ def main():
     w("")
     if not sweep:
         w("No sweep in this mode (BENCH=quick: the timed runs' counters give the chunk "
-          "and Send Queue targets above; BENCH=sweep gives this table).")
+          "and Send Queue targets above; the sweep, BENCH=sweep or full, gives the "
+          "counters per RPC and the buffer memory per connection).")
         w("")
-    w("Chunk segments: Read, Write and Reply chunk segments the client "
-      "registered (one memory registration each); LOCAL_INV: invalidations the client "
-      "posted; remote inv: replies that invalidated for it; server SWI / plain: our "
-      "server's Sends with and without invalidate; SQ full: times the server's Send "
-      "Queue was full (its svcrdma_sq_full tracepoint, on both kernels).")
-    w("")
-    w("| kernel | thresholds | R | NFS | workload | RPCs | chunk segments | LOCAL_INV | "
-      "remote inv | server SWI | server plain | SQ full | c2s/s2c |")
-    w("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for r in sweep:
-        cfg = r["cfg"]
-        th, rb = ("default", "-") if cfg == "def" else (cfg.split(",")[0][3:], cfg[-1])
-        w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s/%s |" % (
-            r["kernel"], th, rb, r["vers"], r["wl"], r["rpcs"], per(r["segs"], r["rpcs"]),
-            per(r["linv"], r["rpcs"]), per(r["rinv"], r["rpcs"]), per(r["swi"], r["rpcs"]),
-            per(r["splain"], r["rpcs"]), r["sq"], r["c2s"], r["s2c"]))
-    w("")
-    w("## Buffer memory per connection")
-    w("")
-    w("Counted from the kmem:kmalloc and kmem:kmem_cache_alloc tracepoints on each "
-      "side (bytes_alloc: what the kmalloc, or the slab cache of buffers that "
-      "kmalloc does not fit, really took), just after the mount and again after the "
-      "workloads; \"expected\" is what the server's settings give: "
-      "(2 x max_requests + 7) Receives of the kmalloc size of recv_buf (our server: "
-      "a slab cache of recv_buf rounded up to 1 KiB when that is not a power of two). "
-      "\"stock-client\" is Debian's stock client at its defaults against our server: "
-      "what a client without the series costs it.")
-    w("")
-    # "connects" (the client's, from mountstats) is in runs since 4a8647d
-    conn = any("connects" in m for m in mem)
-    if conn:
-        w("The counts cover every connection since the mount: \"connects\" is the "
-          "client's (mountstats); a reconnect during the workloads adds a set of buffers.")
+    else:
+        w("Chunk segments: Read, Write and Reply chunk segments the client "
+          "registered (one memory registration each); LOCAL_INV: invalidations the client "
+          "posted; remote inv: replies that invalidated for it; server SWI / plain: our "
+          "server's Sends with and without invalidate; SQ full: times the server's Send "
+          "Queue was full (its svcrdma_sq_full tracepoint, on both kernels).")
         w("")
-    w("| kernel | thresholds | NFS | when |%s server Receive | expected | server Send | "
-      "client Receive |" % (" connects |" if conn else ""))
-    w("|%s" % (" --- |" * (9 if conn else 8)))
-    for m in mem:
-        w("| %s | %s | %s | %s |%s %s | %s | %s | %s |" % (
-            m["kernel"], "default (%d)" % m["size"] if m["cfg"] == "def" else m["cfg"],
-            m["vers"], m["when"], " %s |" % (m.get("connects") or "-") if conn else "",
-            kib(m["server_recv"])[0], kib(m["server_recv_calc"])[0],
-            kib(m["server_send"])[0], kib(m["client_recv"])[0]))
-    w("")
+        w("| kernel | thresholds | R | NFS | workload | RPCs | chunk segments | LOCAL_INV | "
+          "remote inv | server SWI | server plain | SQ full | c2s/s2c |")
+        w("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for r in sweep:
+            cfg = r["cfg"]
+            th, rb = ("default", "-") if cfg == "def" else (cfg.split(",")[0][3:], cfg[-1])
+            w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s/%s |" % (
+                r["kernel"], th, rb, r["vers"], r["wl"], r["rpcs"], per(r["segs"], r["rpcs"]),
+                per(r["linv"], r["rpcs"]), per(r["rinv"], r["rpcs"]), per(r["swi"], r["rpcs"]),
+                per(r["splain"], r["rpcs"]), r["sq"], r["c2s"], r["s2c"]))
+        w("")
+        w("## Buffer memory per connection")
+        w("")
+        w("Counted from the kmem:kmalloc and kmem:kmem_cache_alloc tracepoints on each "
+          "side (bytes_alloc: what the kmalloc, or the slab cache of buffers that "
+          "kmalloc does not fit, really took), just after the mount and again after the "
+          "workloads; \"expected\" is what the server's settings give: "
+          "(2 x max_requests + 7) Receives of the kmalloc size of recv_buf (our server: "
+          "a slab cache of recv_buf rounded up to 1 KiB when that is not a power of two). "
+          "\"stock-client\" is Debian's stock client at its defaults against our server: "
+          "what a client without the series costs it.")
+        w("")
+        # "connects" (the client's, from mountstats) is in runs since 4a8647d
+        conn = any("connects" in m for m in mem)
+        if conn:
+            w("The counts cover every connection since the mount: \"connects\" is the "
+              "client's (mountstats); a reconnect during the workloads adds a set of buffers.")
+            w("")
+        w("| kernel | thresholds | NFS | when |%s server Receive | expected | server Send | "
+          "client Receive |" % (" connects |" if conn else ""))
+        w("|%s" % (" --- |" * (9 if conn else 8)))
+        for m in mem:
+            w("| %s | %s | %s | %s |%s %s | %s | %s | %s |" % (
+                m["kernel"], "default (%d)" % m["size"] if m["cfg"] == "def" else m["cfg"],
+                m["vers"], m["when"], " %s |" % (m.get("connects") or "-") if conn else "",
+                kib(m["server_recv"])[0], kib(m["server_recv_calc"])[0],
+                kib(m["server_send"])[0], kib(m["client_recv"])[0]))
+        w("")
     w("Plots: [chunks per RPC](chunks.png), [memory per connection](memory.png), "
       "[rate ratios](ratios.png), [fractions of the link's limit](link.png).")
     retried = []
