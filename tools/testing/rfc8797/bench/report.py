@@ -621,10 +621,10 @@ def plots(outdir, sweep, mem, keys, comps, cmp_, frac):
         finish(fig, ax, name, None, ylabel, title)
 
     bars("ratios", [(c[0], cmp_[c[0]]) for c in comps], "median rate ratio (95% interval)",
-         "Ours at its 8 KiB defaults against the base, stock 6.12 (and ours at 4 KiB)")
+         "Ours (8 KiB defaults) against the base and stock 6.12")
     bars("link", [(k, {(v, wl): frac[(k, v, wl)][0] for v, wl in keys}) for k in ("ours", "base")],
          "workload rate / link rate (95% interval)",
-         "Each workload as a fraction of the rxe link's perftest rate at its size and depth")
+         "Workload rate / the link's perftest rate at its size")
 
 
 if __name__ == "__main__":
