@@ -30,6 +30,9 @@ import sys
 TARGET_GEO = 1.2
 TARGET_FLOOR = 0.97
 TARGET_1M = 1.3
+# an interval needs this many pairs (rounds) at least: the bootstrap of
+# one pair is that pair, and says nothing of the noise
+MIN_PAIRS = 3
 # issue 25, against the base (the series' own effect)
 TARGET_BASE_GEO = 1.15
 TARGET_BASE_FLOOR = 0.97
@@ -279,8 +282,10 @@ def main():
     # issue 25: the series' own effect, against the base
     if any(cmp_base.values()) or a.mode in ("quick", "full"):
         tgt.append(("ours / base: 4 KiB random read and write, geometric mean >= %.2fx, "
-                    "interval above 1.0" % TARGET_BASE_GEO, fmt_ci(geo_base),
-                    bool(geo_base) and geo_base[0] >= TARGET_BASE_GEO and geo_base[1] > 1.0))
+                    "interval above 1.0 (%d pairs at least)" % (TARGET_BASE_GEO, MIN_PAIRS),
+                    "%s, %d pairs" % (fmt_ci(geo_base), n_geo_base),
+                    bool(geo_base) and geo_base[0] >= TARGET_BASE_GEO and geo_base[1] > 1.0
+                    and n_geo_base >= MIN_PAIRS))
         worst = min(((v[0], k) for k, v in cmp_base.items() if v), default=None)
         tgt.append(("ours / base: no workload below %.2fx (median)" % TARGET_BASE_FLOOR,
                     "lowest: nfs%s %s %.2fx" % (worst[1][0], worst[1][1], worst[0]) if worst else "-",
@@ -298,8 +303,9 @@ def main():
                     bool(frac) and not missing))
     if geo_ci:
         tgt.append(("4 KiB random read and write: geometric mean >= %.1fx stock, "
-                    "interval above 1.0" % TARGET_GEO, fmt_ci(geo_ci),
-                    geo_ci[0] >= TARGET_GEO and geo_ci[1] > 1.0))
+                    "interval above 1.0 (%d pairs at least)" % (TARGET_GEO, MIN_PAIRS),
+                    "%s, %d pairs" % (fmt_ci(geo_ci), n_geo),
+                    geo_ci[0] >= TARGET_GEO and geo_ci[1] > 1.0 and n_geo >= MIN_PAIRS))
     if cmp_stock:
         worst = min(((v[0], k) for k, v in cmp_stock.items() if v), default=None)
         if worst:
