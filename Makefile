@@ -22,10 +22,11 @@
 #   make kunit-upstream  the same suites the upstream way:
 #                   kunit.py run --arch=x86_64 --kunitconfig=net/sunrpc/xprtrdma
 #   make interop    the full matrix against Debian's stock kernel, two guests
-#   make bench      counters, memory and timed ratios against the stock kernel
-#                   (BENCH=quick: about 11 minutes, full about 50; BENCH=sweep:
-#                   counters and memory only, ours at 1-16 KiB and the base;
-#                   see bench/bench.sh)
+#   make bench      counters, memory, timed ratios against the base (the
+#                   series' own effect) and the stock kernel, and each workload
+#                   as a fraction of the link's perftest limit (BENCH=quick:
+#                   under 15 minutes, full under 60; BENCH=sweep: counters and
+#                   memory only; BENCH=link: perftest only; see bench/bench.sh)
 #   make fuzz       fuzz the CM Private Data parser (FUZZ_SECONDS, default 600)
 #   make shell      an interactive shell in a guest running our kernel
 #   make wireshark  install the RFC 8797 dissector into
@@ -164,8 +165,10 @@ help:
 	@echo "                     server-remote-inv)"
 	@echo "  TRIXIE_REFRESH     set: debootstrap the cached trixie root again"
 	@echo "  INTEROP_VERSIONS   make interop: only these NFS versions, e.g. 4.2 (default: 3 4.2)"
-	@echo "  BENCH              make bench: full (default, about 50 minutes), quick or sweep"
-	@echo "  BENCH_ROUNDS       make bench: interleaved rounds (default 5, quick 3)"
+	@echo "  BENCH              make bench: full (default, under 60 minutes), quick (under 15),"
+	@echo "                     sweep (counters and memory only) or link (perftest only)"
+	@echo "  BENCH_ROUNDS       make bench: interleaved rounds (default 3, link 1)"
+	@echo "  BENCH_4K           make bench, set to 1: also ours at stock's 4 KiB thresholds in the rounds"
 	@echo "  FUZZ_SECONDS       libFuzzer time of make fuzz (default 600; the check stage runs 60)"
 	@echo "  WIRESHARK_LIVE_CASES  make wireshark-live: these cases of wireshark/live.sh (default: its first three)"
 	@echo "  RFC8797_KERNEL     kernel of every guest: ours (default), debug, base, stock, dkms,"

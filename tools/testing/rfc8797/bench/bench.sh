@@ -14,25 +14,43 @@
 #    1 MiB reads and writes: counters per RPC and the buffers each
 #    connection allocated.
 # 2. Timed comparisons, interleaved: ROUNDS rounds, each one boot of our
-#    kernel on both sides (our defaults and stock's 4 KiB thresholds,
-#    alternating which goes first) and one boot of the stock kernel on
-#    both sides.  Each round gives one pair ours/stock and one pair
-#    ours/ours-4k per workload; report.py gives the median ratio and a
-#    bootstrap 95% interval over the pairs.  Under TCG a rate alone means
-#    nothing: only ratios of runs that alternated are reported.  NFSv3
-#    and v4.2; fio random reads and writes of 4, 8 and 16 KiB, 1 MiB
-#    reads and writes (3 s each), the metadata phase (200 files).
+#    kernel, of the base and of Debian's stock kernel on both sides, in
+#    an order rotated from round to round.  Each round gives one pair
+#    ours/base (the series' own effect: the headline) and one pair
+#    ours/stock (Debian's kernel to ours, configuration included) per
+#    workload; report.py gives the median ratio and a bootstrap 95%
+#    interval over the pairs.  Under TCG a rate alone means nothing: only
+#    ratios of runs that alternated are reported.  NFSv3 and v4.2; fio
+#    random reads and writes of 4, 8 and 16 KiB, 1 MiB reads and writes,
+#    each over a window of RUNTIME seconds that its rate covers (on
+#    files no window can go over entirely under TCG), the metadata
+#    phase (200 files).  BENCH_4K=1 adds ours at stock's 4 KiB
+#    thresholds to each of our boots (ours/ours-4k).
+# 3. The link's limit, in the same boots of ours and of the base: before
+#    its NFS workloads the client runs Debian's perftest against the
+#    server guest over the same rxe link, at the sizes and depths the
+#    workloads use (Sends of 4, 8, 16 KiB at depth 1 and 16, 1 MiB RDMA
+#    Writes for 1 MiB reads, RDMA Reads for 1 MiB writes); report.py
+#    gives each workload as a fraction of its floor, and the per-RPC
+#    queue, round trip and total time of ours and the base.
 #
-# BENCH=quick: 3 rounds, NFSv3, 4 KiB random reads and writes and 1 MiB
-# reads, a sweep at 4, 8 and 16 KiB with R on: about 11 minutes, against
-# about 50 for the full bench.
-# Every mode also runs Debian's stock client against our server at the
-# defaults ("stock-client"): the buffer memory a client without the
+# Full: 3 rounds (each boot of every kernel costs a minute or more
+# under TCG: 5 rounds of three kernels do not fit in an hour), 4 s
+# windows, under 60 minutes.
+# BENCH=quick: the timed rounds alone (no sweep: the chunk and Send
+# Queue counters come from the timed runs, the memory per connection is
+# the sweep's), 3 rounds, NFSv3, 4 KiB random reads and writes and
+# 1 MiB reads over 4 s windows, the link at depth 16 only: under 15
+# minutes.
+# Full and sweep also run Debian's stock client against our server at
+# the defaults ("stock-client"): the buffer memory a client without the
 # series costs our server.
 # BENCH=sweep: the sweep alone, NFSv3, our kernel at 1, 4, 8 and 16 KiB
 # with R on, and the base at its defaults: the deterministic counters and
 # memory per connection of a base, without timing (about 5 minutes:
 # 282 s on mainline).
+# BENCH=link: perftest alone, every test of the full bench, in one boot
+# of our kernel (about 3 minutes): to look at the link, or at perftest.
 # BENCH_ROUNDS overrides the number of rounds.  Results: $CACHE/bench/
 # STAMP/ (bench.md, the plots, every guest's output), never in the
 # source tree: the numbers come from TCG and are stale after the next
@@ -43,14 +61,16 @@ set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 check_inject
 mode=${BENCH:-full}
+# runtime: each timed workload's window, seconds; sweep: the thresholds
+# of sweep-ours (empty: no sweep)
 case "$mode" in
 quick)
 	rounds=${BENCH_ROUNDS:-3} versions="3" runtime=4 files=200
 	workloads="randread-4k randwrite-4k read-1m"
-	sweep="4096 8192 16384" sweep_r="1" sweep_wl="randread-4k randwrite-4k read-1m"
+	sweep="" sweep_r="" sweep_wl=""
 	;;
 full)
-	rounds=${BENCH_ROUNDS:-5} versions="3 4.2" runtime=3 files=200
+	rounds=${BENCH_ROUNDS:-3} versions="3 4.2" runtime=4 files=200
 	workloads="randread-4k randwrite-4k randread-8k randwrite-8k randread-16k randwrite-16k read-1m write-1m meta"
 	sweep="1024 4096 8192 16384 32768 65536" sweep_r="1 0"
 	sweep_wl="randread-4k randwrite-4k randread-16k read-1m write-1m"
@@ -60,18 +80,65 @@ sweep)
 	sweep="1024 4096 8192 16384" sweep_r="1"
 	sweep_wl="randread-4k randwrite-4k read-1m write-1m"
 	;;
-*) die "BENCH=$mode: quick, full or sweep" ;;
+link)
+	rounds=${BENCH_ROUNDS:-1} versions="" runtime=0 files=0 workloads="" sweep="" sweep_wl=""
+	;;
+*) die "BENCH=$mode: quick, full, sweep or link" ;;
 esac
-if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
-	[ "$(id -u)" = 0 ] || die "python3-matplotlib is missing (for the plots); run as root to install it"
-	msg "installing python3-matplotlib (the plots)"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-		python3-matplotlib >"${TMPDIR:-/tmp}/rfc8797-apt.log" 2>&1 ||
-		die "apt-get install python3-matplotlib failed"
+# the perftest runs that bound the workloads (TEST:SIZE:DEPTH): the
+# Send/Receive message rate at each random I/O size at depth 16 (fio's
+# iodepth) and, but in BENCH=quick (whose workloads all run at depth
+# 16: seven seconds a boot saved), at depth 1; RDMA Write for 1 MiB
+# reads (the server writes the data into the client), RDMA Read for
+# 1 MiB writes, 4 KiB Sends at depth 1 for meta (one small RPC at a
+# time); BENCH=link: every one
+link_of() {
+	local wl n
+	for wl in "$@"; do
+		case "$wl" in
+		rand*-*k) n=${wl##*-}; n=$((${n%k} * 1024))
+			[ "$mode" = quick ] || echo "send_bw:$n:1"
+			echo "send_bw:$n:16" ;;
+		read-1m) echo "write_bw:1048576:0" ;;
+		write-1m) echo "read_bw:1048576:0" ;;
+		meta) echo "send_bw:4096:1" ;;
+		esac
+	done | tr ' ' '\n' | awk 'NF && !seen[$0]++' | tr '\n' ' '
+}
+if [ "$mode" = link ]; then
+	link=$(link_of randread-4k randread-8k randread-16k read-1m write-1m)
+else
+	# shellcheck disable=SC2086
+	link=$(link_of $workloads)
 fi
-"$RFC_HARNESS/stock.sh" >/dev/null || die "Debian's stock kernel is not available"
-[ -f "$CACHE/build/base/arch/x86/boot/bzImage" ] || "$RFC_HARNESS/tree.sh" base >/dev/null ||
-	die "the base kernel (tree.sh base) did not build"
+# each perftest run's window, seconds
+ptsec=2
+# the configurations of our kernel in the timed rounds: its defaults,
+# and with BENCH_4K=1 also stock's 4 KiB thresholds (ours-4k)
+ours_cfgs="def"
+[ "${BENCH_4K:-0}" = 0 ] || ours_cfgs="def 4k"
+# Debian packages the bench needs on the host, which the guests see
+# through 9p: matplotlib (the plots), perftest (the link's limit)
+pkgs=()
+/usr/bin/python3 -c 'import matplotlib' 2>/dev/null || pkgs+=(python3-matplotlib)
+command -v ib_send_bw >/dev/null || pkgs+=(perftest)
+if [ ${#pkgs[@]} -gt 0 ]; then
+	[ "$(id -u)" = 0 ] || die "missing ${pkgs[*]} (the plots, the link's limit); run as root to install them"
+	msg "installing ${pkgs[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	# waits up to 10 minutes for another apt or dpkg to finish; updates
+	# the package lists once when the install fails on stale ones
+	inst=(timeout 1800 apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${pkgs[@]}")
+	"${inst[@]}" >"${TMPDIR:-/tmp}/rfc8797-apt.log" 2>&1 ||
+		{ timeout 900 apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null 2>&1 &&
+			"${inst[@]}" >>"${TMPDIR:-/tmp}/rfc8797-apt.log" 2>&1; } ||
+		die "apt-get install ${pkgs[*]} failed (${TMPDIR:-/tmp}/rfc8797-apt.log)"
+fi
+if [ "$mode" != link ]; then
+	"$RFC_HARNESS/stock.sh" >/dev/null || die "Debian's stock kernel is not available"
+	[ -f "$CACHE/build/base/arch/x86/boot/bzImage" ] || "$RFC_HARNESS/tree.sh" base >/dev/null ||
+		die "the base kernel (tree.sh base) did not build"
+fi
 out=$CACHE/bench/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 msg "make bench ($mode): $out"
@@ -113,30 +180,41 @@ cfgs=()
 for th in $sweep; do
 	for r in $sweep_r; do cfgs+=("th=$th,r=$r"); done
 done
-# counters do not depend on the NFS version much: the sweep runs NFSv3
-run sweep-ours ours ours --kind sweep --kernel ours --memory --configs "${cfgs[*]}" \
-	--versions 3 --workloads "$sweep_wl" --runtime 2
-[ "$mode" = sweep ] ||
-	run sweep-stock stock stock --kind sweep --kernel stock --memory --configs def \
+if [ -n "$sweep" ]; then
+	# counters do not depend on the NFS version much: the sweep runs NFSv3
+	run sweep-ours ours ours --kind sweep --kernel ours --memory --configs "${cfgs[*]}" \
 		--versions 3 --workloads "$sweep_wl" --runtime 2
-run sweep-base base base --kind sweep --kernel base --memory --configs def \
-	--versions 3 --workloads "$sweep_wl" --runtime 2
-# what a client without the series costs our server (the mem lines'
-# "stock-client"): Debian's stock client at its defaults against ours
-run sweep-stockclient ours stock --kind sweep --kernel stock-client --memory --configs def \
-	--versions 3 --workloads "$sweep_wl" --runtime 2
+	[ "$mode" = sweep ] ||
+		run sweep-stock stock stock --kind sweep --kernel stock --memory --configs def \
+			--versions 3 --workloads "$sweep_wl" --runtime 2
+	run sweep-base base base --kind sweep --kernel base --memory --configs def \
+		--versions 3 --workloads "$sweep_wl" --runtime 2
+	# what a client without the series costs our server (the mem lines'
+	# "stock-client"): Debian's stock client at its defaults against ours
+	run sweep-stockclient ours stock --kind sweep --kernel stock-client --memory --configs def \
+		--versions 3 --workloads "$sweep_wl" --runtime 2
+fi
+# The timed rounds: one boot of each kernel on both sides per round, the
+# order rotated from round to round (ours, base, stock; base, stock,
+# ours; ...), so that a drift of the machine during the run weighs on
+# each kernel alike; ours and base first measure the link (perftest).
+# BENCH=link: ours alone, the link alone.
+kernels=(ours base stock)
+[ "$mode" != link ] || kernels=(ours)
 for ((i = 1; i <= rounds; i++)); do
-	order="def 4k"
-	[ $((i % 2)) = 0 ] && order="4k def"
 	common=(--kind timed --round "$i" --versions "$versions" --workloads "$workloads"
-		--runtime "$runtime" --files "$files")
-	if [ $((i % 2)) = 1 ]; then
-		run "round$i-ours" ours ours "${common[@]}" --kernel ours --configs "$order"
-		run "round$i-stock" stock stock "${common[@]}" --kernel stock --configs def
-	else
-		run "round$i-stock" stock stock "${common[@]}" --kernel stock --configs def
-		run "round$i-ours" ours ours "${common[@]}" --kernel ours --configs "$order"
-	fi
+		--runtime "$runtime" --files "$files" --perftest-seconds "$ptsec")
+	n=${#kernels[@]}
+	for ((j = 0; j < n; j++)); do
+		k=${kernels[$(((i - 1 + j) % n))]}
+		case "$k" in
+		ours) run "round$i-ours" ours ours "${common[@]}" --kernel ours --perftest "$link" \
+			--configs "$ours_cfgs" ;;
+		base) run "round$i-base" base base "${common[@]}" --kernel base --perftest "$link" \
+			--configs def ;;
+		stock) run "round$i-stock" stock stock "${common[@]}" --kernel stock --configs def ;;
+		esac
+	done
 done
 # only the runs that completed (a retried pair's crashed run is renamed)
 cat "$out"/*/client/bench.jsonl >"$out/bench.jsonl" 2>/dev/null

@@ -36,6 +36,20 @@
 #                      the client has the reply), without the rest of a
 #                      snapshot: make bench asks before and after each
 #                      workload
+#   prep PATH SIZE     the file make bench's reads read, PATH in the
+#                      export, SIZE (e.g. 384m) of 1 MiB fio writes whose
+#                      every 4 KiB carries its checksum and offset
+#                      (--verify_interval=4k), written here at memory
+#                      speed unless it exists: "prep ok" or "prep failed"
+#   perftest TOOL PORT ARGS...
+#                      the server side of one perftest run (TOOL one of
+#                      ib_send_lat, ib_send_bw, ib_read_bw, ib_write_bw;
+#                      ARGS what the client passes too) over rdma_cm on
+#                      PORT, in the background for at most 120 s, its
+#                      output in /results/perftest/; answers "perftest
+#                      listening" once its listener is up (rdma res
+#                      show cm_id), "perftest failed" otherwise: make
+#                      bench's measure of what the link can carry
 #
 #   interop-server.sh [--no-private-data] [--no-trace] [--wait SEC] [--transport rxe|siw]
 #   interop-server.sh --request LINE   (run by the listener)
@@ -77,6 +91,16 @@ request() {
 	counters)
 		counters
 		return ;;
+	"prep "*)
+		. "$(dirname "$0")/../guest-lib.sh"
+		# shellcheck disable=SC2086
+		prep_file ${1#prep }
+		return ;;
+	"perftest "*)
+		. "$(dirname "$0")/../guest-lib.sh"
+		# shellcheck disable=SC2086
+		perftest_server ${1#perftest }
+		return ;;
 	esac
 	snapshot "$1"
 }
@@ -114,6 +138,49 @@ counters() {
 		[ "$COUNTS" = "$prev" ] && break
 	done
 	echo "counters $COUNTS"
+}
+
+# prep_file PATH SIZE: see "prep" above; written under another name and
+# renamed when complete, within the listener's time limit
+prep_file() {
+	local f=$EXPORT/$1
+	[[ "$1" =~ ^[A-Za-z0-9_/.-]+$ && "$1" != *..* && "$2" =~ ^[0-9]+m$ ]] ||
+		{ echo "prep failed"; return; }
+	[ -s "$f" ] && { echo "prep ok"; return; }
+	mkdir -p "${f%/*}"
+	if timeout 50 fio --name=prep --filename="$f.part" --rw=write --bs=1m --size="$2" \
+			--verify=crc32c --verify_interval=4k --do_verify=0 \
+			--output=/dev/null >/dev/null 2>&1 && mv "$f.part" "$f"; then
+		echo "prep ok"
+	else
+		rm -f "$f.part"
+		echo "prep failed"
+	fi
+}
+
+# perftest_server TOOL PORT ARGS...: see "perftest" above; the client
+# connects once this answers
+perftest_server() {
+	local tool=$1 port=$2 out
+	shift 2
+	case "$tool" in ib_send_lat|ib_send_bw|ib_read_bw|ib_write_bw) ;; *) echo "perftest failed"; return ;; esac
+	[[ "$port" =~ ^[0-9]+$ && "$*" =~ ^[-A-Za-z0-9_\ ]*$ ]] || { echo "perftest failed"; return; }
+	mkdir -p /results/perftest
+	out=/results/perftest/$tool-$port.server.txt
+	# its own session, every descriptor away from the listener's pipes
+	setsid timeout -k 5 120 stdbuf -oL "$tool" -R -F -p "$port" "$@" >"$out" 2>&1 </dev/null &
+	PT_GONE=0
+	if SLOWWAIT_INTERVAL=0.2 slowwait 20 perftest_listening "$port" "$!" && [ "$PT_GONE" = 0 ]; then
+		echo "perftest listening"
+	else
+		echo "perftest failed"
+	fi
+}
+# perftest_listening PORT PID: an rdma_cm listener on PORT is up, or PID
+# has ended (PT_GONE=1: no need to wait longer)
+perftest_listening() {
+	kill -0 "$2" 2>/dev/null || { PT_GONE=1; return 0; }
+	rdma res show cm_id 2>/dev/null | grep -q "LISTEN.*:$1\b"
 }
 
 snapshot() {
