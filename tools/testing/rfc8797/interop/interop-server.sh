@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Server half of a two-guest run: soft-RoCE on the NIC linked to the
 # client guest, an NFS server over RDMA, then wait until the client leaves
-# the file DONE in the export (or the time limit).  Reports what this
+# the file DONE in the export and has unmounted (or the time limit).  Reports what this
 # kernel exposes about the connections while the client is connected.
 #
 # Snapshots: the client asks for one over plain TCP (port $SNAP_PORT, one
@@ -264,7 +264,16 @@ client_done() {
 	[ -n "$conns" ] && echo "$conns" >/results/server-view.txt
 	return 1
 }
+# client_gone: no RDMA connection to the NFS port is left (the client
+# writes DONE over NFS and then unmounts: a server that went away before
+# that unmount ended would leave the client's umount waiting for ever)
+# shellcheck disable=SC2317 # run by slowwait
+client_gone() {
+	! rdma res show cm_id 2>/dev/null | grep -v LISTEN | grep -q ":$RDMA_PORT\b"
+}
 SLOWWAIT_INTERVAL=0.5 slowwait "$wait_s" client_done
+[ ! -e "$EXPORT/DONE" ] || SLOWWAIT_INTERVAL=0.5 slowwait 60 client_gone ||
+	log "a connection to port $RDMA_PORT is still up 60 s after DONE: $(rdma res show cm_id | grep -v LISTEN | head -n 2)"
 kill "$lpid" 2>/dev/null
 [ -e "$EXPORT/DONE" ] || fail server-wait "the client never finished"
 echo "== server view (last seen while connected)"
