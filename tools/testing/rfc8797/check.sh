@@ -219,6 +219,10 @@ stage_fuzz() {
 	fi
 }
 
+# on_debian_kernel: the guests boot one of Debian's own kernels
+# (RFC8797_KERNEL=dkms, stock or trixie), not one built here
+on_debian_kernel() { case "${RFC8797_KERNEL:-}" in dkms | stock | trixie) true ;; *) false ;; esac; }
+
 # e2e_guest NAME TRANSPORT SCRIPT ARGS...: run SCRIPT in a guest whose
 # tests use TRANSPORT (rxe or siw), import its results.  A guest on
 # Debian's kernel (RFC8797_KERNEL=dkms, stock or trixie) that crashed with no
@@ -234,7 +238,7 @@ e2e_guest() {
 		inject=${RFC8797_INJECT:-}
 		# stock-boot-crash: the first boot on Debian's kernel only
 		if [ "$inject" = stock-boot-crash ]; then
-			case "$attempt:${RFC8797_KERNEL:-}" in 1:dkms | 1:stock | 1:trixie) ;; *) inject="" ;; esac
+			[ "$attempt" = 1 ] && on_debian_kernel || inject=""
 		fi
 		mkdir -p "$r"
 		"$RFC_HARNESS/guest.sh" --quiet --results "$r" --name "$name" \
@@ -263,7 +267,7 @@ e2e_guest() {
 # console lists our rpcrdma.ko among the loaded modules
 stock_boot_crash() {
 	local c
-	case "${RFC8797_KERNEL:-}" in dkms | stock | trixie) ;; *) return 1 ;; esac
+	on_debian_kernel || return 1
 	[ ! -s "$run/$1/tests.ktap" ] || return 1
 	c=$(crash_of "$run" "$1")
 	[ -n "$c" ] || return 1

@@ -214,25 +214,17 @@ accepts() {
 	[ -n "$re" ] && [[ $1 =~ $re ]]
 }
 
-# apt_in LOGNAME ARGS...: apt-get ARGS in the work root, output kept
-apt_in() {
-	local l=$DIR/$1.log
+# logged_in LOGNAME CMD...: CMD in the work root, its output in
+# $DIR/LOGNAME.log and appended to the log
+logged_in() {
+	local l=$DIR/$1.log rc
 	shift
-	in_root "$WORK" apt-get -q -y "$@" >"$l" 2>&1
-	local rc=$?
+	in_root "$WORK" "$@" >"$l" 2>&1
+	rc=$?
 	cat "$l" >>"$log"
 	return $rc
 }
-
-# dpkg_in LOGNAME ARGS...: dpkg ARGS in the work root, output kept
-dpkg_in() {
-	local l=$DIR/$1.log
-	shift
-	in_root "$WORK" dpkg "$@" >"$l" 2>&1
-	local rc=$?
-	cat "$l" >>"$log"
-	return $rc
-}
+apt_in() { logged_in "$1" apt-get -q -y "${@:2}"; }
 
 configured() { [ "$(in_root "$WORK" dpkg-query -W -f='${db:Status-Abbrev}' "$PKG" 2>/dev/null)" = "ii " ]; }
 # not_installed: dpkg knows nothing of the package, or that it is purged
@@ -331,7 +323,7 @@ cmd_install() {
 	mkdir -p "$WORK$(dirname "$RFC_HARNESS")"
 	cp -a "$RFC_HARNESS" "$WORK$RFC_HARNESS"
 	snapshot "$DIR/before.list"
-	t "install on $new: dpkg -i succeeds" dpkg_in install-new -i "/tmp/${deb##*/}"
+	t "install on $new: dpkg -i succeeds" logged_in install-new dpkg -i "/tmp/${deb##*/}"
 	t "install on $new: package configured" configured
 	t "install on $new: dkms status installed" expect_state "$new" installed
 	t "install on $new: modprobe finds ours, built by gcc-14" ours_for "$new"
