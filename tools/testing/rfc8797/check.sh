@@ -19,7 +19,7 @@
 # every guest; E2E_TRANSPORTS (default "rxe siw") picks the transports
 # of the e2e and hostile stages; the hostile table runs its quick subset
 # unless HOSTILE_QUICK is set and empty (make check-debug); STORM_DISCONNECTS sets the storm's target;
-# E2E_TESTS="agree ..." restricts the e2e stage to those tests/test-*.sh.
+# E2E_TESTS="agree ..." restricts the e2e stage to those guest/tests/test-*.sh.
 #
 # RFC8797_INJECT=checksum|warning makes the end-to-end guest corrupt a
 # file or log a WARNING, to show that the run turns red;
@@ -103,7 +103,7 @@ import_ktap() {
 stage_kunit() {
 	local r=$run/kunit
 	if ! "$RFC_HARNESS/guest.sh" --quiet --results "$r" --name kunit --timeout 300 \
-			--append "kunit.enable=1" "$RFC_HARNESS/tools/noop.sh"; then
+			--append "kunit.enable=1" "$RFC_HARNESS/guest/noop.sh"; then
 		result kunit-boot fail "guest failed, see $r/console.log"
 		return
 	fi
@@ -291,23 +291,23 @@ stage_e2e() {
 			tests=${E2E_TESTS:-$E2E_SIW_TESTS}
 		fi
 		# shellcheck disable=SC2086
-		e2e_guest "e2e-$tr" "$tr" "$RFC_HARNESS/tests/nfs-basic.sh" --transport "$tr" $versions
+		e2e_guest "e2e-$tr" "$tr" "$RFC_HARNESS/guest/tests/nfs-basic.sh" --transport "$tr" $versions
 		[ -z "${E2E_BASIC_ONLY:-}" ] || continue
-		# every further in-guest test: tests/test-NAME.sh, one guest each
-		for t in "$RFC_HARNESS"/tests/test-*.sh; do
+		# every further in-guest test: guest/tests/test-NAME.sh, one guest each
+		for t in "$RFC_HARNESS"/guest/tests/test-*.sh; do
 			[ -f "$t" ] || continue
 			t=${t##*/test-}
 			t=${t%.sh}
 			case " ${tests:-$t} " in *" $t "*) ;; *) continue ;; esac
-			e2e_guest "e2e-$tr-$t" "$tr" "$RFC_HARNESS/tests/test-$t.sh"
+			e2e_guest "e2e-$tr-$t" "$tr" "$RFC_HARNESS/guest/tests/test-$t.sh"
 		done
 	done
 }
 
 # cm_peer_build STAGE: build cm-peer into the cache, where guests find
-# it (guest-lib.sh CM_PEER); a failure is STAGE-build's result
+# it (guest/lib.sh CM_PEER); a failure is STAGE-build's result
 cm_peer_build() {
-	make -C "$RFC_HARNESS/cm-peer" OUT="$CACHE_ROOT/cm-peer" >"$run/cm-peer-build.log" 2>&1 && return
+	make -C "$RFC_HARNESS/guest/cm-peer" OUT="$CACHE_ROOT/cm-peer" >"$run/cm-peer-build.log" 2>&1 && return
 	result "$1-build" fail "cm-peer did not build, see $run/cm-peer-build.log"
 	return 1
 }
@@ -319,7 +319,7 @@ stage_hostile() {
 	cm_peer_build hostile || return
 	for tr in $transports; do
 		for role in server client; do
-			e2e_guest "hostile-$tr-$role" "$tr" "$RFC_HARNESS/tests/hostile-$role.sh" \
+			e2e_guest "hostile-$tr-$role" "$tr" "$RFC_HARNESS/guest/tests/hostile-$role.sh" \
 				${HOSTILE_QUICK:+--quick}
 		done
 	done
@@ -327,18 +327,18 @@ stage_hostile() {
 
 # Crafted clients whose Read and Write lists need as many Send Queue
 # entries as the connection has, or more, and servers with many credits
-# (tests/send-queue.sh)
+# (guest/tests/send-queue.sh)
 stage_sendqueue() {
 	local tr
 	cm_peer_build sendqueue || return
 	for tr in $transports; do
-		e2e_guest "sendqueue-$tr" "$tr" "$RFC_HARNESS/tests/send-queue.sh"
+		e2e_guest "sendqueue-$tr" "$tr" "$RFC_HARNESS/guest/tests/send-queue.sh"
 	done
 }
 
 # Forced disconnects during verified I/O
 stage_storm() {
-	e2e_guest storm-rxe rxe "$RFC_HARNESS/tests/storm.sh" "${STORM_DISCONNECTS:-5}"
+	e2e_guest storm-rxe rxe "$RFC_HARNESS/guest/tests/storm.sh" "${STORM_DISCONNECTS:-5}"
 }
 
 stage_interop() {
@@ -354,12 +354,12 @@ stage_interop() {
 # the headers of DKMS_KRELS, other 6.12 kernels, by default the oldest
 # the package accepts, 6.12.$DKMS_MIN_SUBLEVEL: build only);
 # then one guest that boots the stock kernel with ours in updates/dkms:
-# modprobe loads ours (tests/dkms-module.sh), NFSv3 and v4.2 over rxe
-# with checksums (tests/nfs-basic.sh), then test-agree (both peers'
+# modprobe loads ours (guest/tests/dkms-module.sh), NFSv3 and v4.2 over rxe
+# with checksums (guest/tests/nfs-basic.sh), then test-agree (both peers'
 # views and checksums over the grid of settings).  DKMS_TESTS="agree
-# client-negotiate ..." sets the tests/test-NAME.sh run there instead,
+# client-negotiate ..." sets the guest/tests/test-NAME.sh run there instead,
 # one guest each; the client's values come from its tracepoints there
-# (cm in guest-lib.sh), as its sysfs xprt_info keys cannot be in the
+# (cm in guest/lib.sh), as its sysfs xprt_info keys cannot be in the
 # module (see dkms/README.rst).
 # Measured: 390 s (package 50 s, dkms build 86 s, guest 254 s) on the
 # two shared cores at load 7.
@@ -387,18 +387,18 @@ stage_dkms() {
 		return
 	fi
 	result "dkms: build for $STOCK_KREL" pass
-	RFC8797_KERNEL=dkms e2e_guest dkms-rxe rxe "$RFC_HARNESS/tests/dkms-module.sh" \
-		"$RFC_HARNESS/tests/nfs-basic.sh" --transport rxe 3 4.2
+	RFC8797_KERNEL=dkms e2e_guest dkms-rxe rxe "$RFC_HARNESS/guest/tests/dkms-module.sh" \
+		"$RFC_HARNESS/guest/tests/nfs-basic.sh" --transport rxe 3 4.2
 	for t in ${DKMS_TESTS-agree}; do
-		RFC8797_KERNEL=dkms e2e_guest "dkms-rxe-$t" rxe "$RFC_HARNESS/tests/dkms-module.sh" \
-			"$RFC_HARNESS/tests/test-$t.sh"
+		RFC8797_KERNEL=dkms e2e_guest "dkms-rxe-$t" rxe "$RFC_HARNESS/guest/tests/dkms-module.sh" \
+			"$RFC_HARNESS/guest/tests/test-$t.sh"
 	done
 	# DKMS_INSTALL=1: the package's own postinst and apt purge in a stock
-	# guest (tests/dkms-install.sh: dpkg -i, a dkms build under TCG and
+	# guest (guest/tests/dkms-install.sh: dpkg -i, a dkms build under TCG and
 	# two depmod runs; 846 s when last measured, so not by default)
 	if [ -n "${DKMS_INSTALL:-}" ]; then
 		RFC8797_KERNEL=stock E2E_TIMEOUT=1800 e2e_guest dkms-install rxe \
-			"$RFC_HARNESS/tests/dkms-install.sh" "$deb"
+			"$RFC_HARNESS/guest/tests/dkms-install.sh" "$deb"
 	fi
 }
 
@@ -406,7 +406,7 @@ stage_dkms() {
 # debootstrap (cached), the package installed there with trixie's dkms,
 # headers and gcc-14 through a kernel upgrade within 6.12, refused for an
 # older 6.12 and a 7.x kernel, purged; then Debian 13's kernel booted on
-# that root with the module DKMS built: tests/dkms-module.sh with
+# that root with the module DKMS built: guest/tests/dkms-module.sh with
 # nfs-basic (NFSv3 and v4.2), the tests of TRIXIE_TESTS (default "agree
 # client-negotiate server-remote-inv", one guest each), both interop
 # roles against Debian 12's stock kernel (NFSv4.2; INTEROP_CELLS=trixie
@@ -437,11 +437,11 @@ stage_trixie() {
 		return
 	fi
 	k=$(cat "$CACHE_ROOT/trixie/work.krel")
-	RFC8797_KERNEL=trixie e2e_guest "trixie-$k" rxe "$RFC_HARNESS/tests/dkms-module.sh" \
-		"$RFC_HARNESS/tests/nfs-basic.sh" --transport rxe 3 4.2
+	RFC8797_KERNEL=trixie e2e_guest "trixie-$k" rxe "$RFC_HARNESS/guest/tests/dkms-module.sh" \
+		"$RFC_HARNESS/guest/tests/nfs-basic.sh" --transport rxe 3 4.2
 	for t in ${TRIXIE_TESTS-agree client-negotiate server-remote-inv}; do
-		RFC8797_KERNEL=trixie e2e_guest "trixie-$k-$t" rxe "$RFC_HARNESS/tests/dkms-module.sh" \
-			"$RFC_HARNESS/tests/test-$t.sh"
+		RFC8797_KERNEL=trixie e2e_guest "trixie-$k-$t" rxe "$RFC_HARNESS/guest/tests/dkms-module.sh" \
+			"$RFC_HARNESS/guest/tests/test-$t.sh"
 	done
 	TRIXIE_PREPARED=1 INTEROP_CELLS='^(trixie-client/stock-server|stock-client/trixie-server)$' \
 		INTEROP_VERSIONS=${INTEROP_VERSIONS:-4.2} \

@@ -90,7 +90,7 @@ rm -f "$results/rc" "$results/console.log" "$results/dmesg.txt"
 cmdline="console=ttyS0 panic=-1 oops=panic loglevel=4 rfc8797.name=$name"
 cmdline="$cmdline softlockup_all_cpu_backtrace=1 hardlockup_all_cpu_backtrace=1"
 cmdline="$cmdline rfc8797.timeout=$timeout_s rfc8797.cache=$CACHE_ROOT"
-cmdline="$cmdline init=$RFC_HARNESS/guest-init.sh"
+cmdline="$cmdline init=$RFC_HARNESS/guest/init.sh"
 initrd=()
 case "$kernel" in
 ours|debug|base)
@@ -130,7 +130,7 @@ trixie)
 	krel=$(cat "$CACHE_ROOT/trixie/work.krel")
 	image=$rootdir/boot/vmlinuz-$krel
 	initrd=(-initrd "$CACHE_ROOT/trixie/initramfs.cpio.gz")
-	[ -x "$rootdir$RFC_HARNESS/guest-init.sh" ] || die "no harness in $rootdir$RFC_HARNESS"
+	[ -x "$rootdir$RFC_HARNESS/guest/init.sh" ] || die "no harness in $rootdir$RFC_HARNESS"
 	;;
 *)
 	image=$kernel

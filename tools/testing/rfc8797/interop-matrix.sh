@@ -175,7 +175,7 @@ sub() { case "$1$2" in *na*) echo na ;; *) echo $(($1 - $2)) ;; esac; }
 
 # counters DIR V EXPECT CLIENT_KERNEL SERVER_KERNEL: for one NFS version
 # of one cell, from the snapshots both guests took before each mount and
-# before each unmount (interop/interop-client.sh, interop/interop-server.sh), set
+# before each unmount (guest/interop-client.sh, guest/interop-server.sh), set
 # ccol and scol (the table's counter columns), sview (the server view),
 # clast (the client's last counters line), sline (the server's
 # connection line) and cverdict ("pass" or why it fails).  Client
@@ -358,7 +358,7 @@ for cell in "${cells[@]}"; do
 		t=$SECONDS
 		msg "interop cell $name (${vers[*]})$([ "$attempt" = 1 ] || echo ", attempt $attempt")"
 		# shellcheck disable=SC2086
-		"$RFC_HARNESS/interop.sh" --results "$dir" "$skern" "$ckern" ${sargs:+--server-args "$sargs"} \
+		"$RFC_HARNESS/two-guest.sh" --results "$dir" "$skern" "$ckern" ${sargs:+--server-args "$sargs"} \
 			--prefix x $cargs "${vers[@]}" >"$dir.log" 2>&1
 		rc=$?
 		msg "  $name: exit $rc in $((SECONDS - t)) s"
@@ -461,7 +461,7 @@ as not negotiated, ours none; our two peers agree on c2s, s2c and R.
 in updates/dkms: its server is checked as ours; its client has no sysfs
 xprt_info fields (their commits cannot be in a module), so its R and
 status come from its xprtrdma_cm_private and xprtrdma_inline_thresh
-events instead (cm in guest-lib.sh).  "trixie" is Debian 13's 6.12 kernel
+events instead (cm in guest/lib.sh).  "trixie" is Debian 13's 6.12 kernel
 with the module DKMS built on a trixie root (trixie.sh), that root's
 userland in the guest; checked as "dkms" is.
 EOF

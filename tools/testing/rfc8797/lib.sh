@@ -241,7 +241,7 @@ run_logged() {
 
 # slowwait SECONDS CMD [ARGS...]: CMD every second until it succeeds;
 # CMD's last failure once SECONDS have passed (the guests' slowwait,
-# guest-lib.sh, polls faster and without forks)
+# guest/lib.sh, polls faster and without forks)
 slowwait() {
 	local end=$((SECONDS + $1)) rc
 	shift
@@ -267,7 +267,7 @@ DKMS_KRELS=${DKMS_KRELS-6.12.$DKMS_MIN_SUBLEVEL+deb12-amd64}
 # ROOT/lib/modules/KREL (decompressed: busybox insmod reads no .ko.xz)
 # in dependency order, and an /init that mounts the 9p share "hostroot"
 # read-only and hands over to the init= of the command line
-# (guest-init.sh)
+# (guest/init.sh)
 ninep_initramfs() {
 	local root=$1 krel=$2 ird m n=0 out a
 	ird=$(mktemp -d)
@@ -325,17 +325,17 @@ check_inject() {
 }
 
 # crash_of DIR ROLE: the first crash line on the console of the guest
-# ROLE of an interop.sh run in DIR (nothing when it did not crash)
+# ROLE of a two-guest.sh run in DIR (nothing when it did not crash)
 crash_of() {
 	grep -a -m1 -E 'Kernel panic - not syncing|Oops: |BUG: |kernel BUG|double fault|KASAN|UBSAN' \
 		"$1/$2/console.log" 2>/dev/null | sed 's/^\[ *[0-9.]*\] //' | tr -d '\r'
 }
 
 # guest_trouble DIR ROLE: what went wrong with the guest ROLE of an
-# interop.sh run in DIR other than a failed test, nothing when nothing
+# two-guest.sh run in DIR other than a failed test, nothing when nothing
 # did: a crash on its console, a process of it killed by a fault, or a
 # guest that ended without an exit status (QEMU gone: a triple fault
-# prints nothing) or at its time limit (interop.sh keeps guest.sh's exit
+# prints nothing) or at its time limit (two-guest.sh keeps guest.sh's exit
 # code in DIR/ROLE.exit, and leaves DIR/ROLE.stopped when it stopped the
 # guest because the other one had ended: that is not this guest's fault)
 guest_trouble() {
@@ -356,7 +356,7 @@ guest_trouble() {
 }
 
 # stock_trouble DIR SERVER_KERNEL CLIENT_KERNEL: true when a stock guest
-# of an interop.sh run in DIR had guest_trouble and our guest had none;
+# of a two-guest.sh run in DIR had guest_trouble and our guest had none;
 # sets trouble_role and trouble_line.  Such a run may be repeated (and
 # the repeat reported): Debian's stock kernel crashes under TCG with two
 # guests busy (rxe list corruption, a double fault, a triple fault, a

@@ -46,8 +46,8 @@ ROOT=$DIR/root
 WORK=$DIR/work
 PKG=rpcrdma-rfc8797-dkms
 NAME=rpcrdma-rfc8797
-# What the guests' tests run (guest-init.sh, guest-lib.sh, tests/,
-# interop/), besides trixie's minbase
+# What the guests' scripts run (everything under guest/,
+# besides trixie's minbase)
 TOOLS="bash coreutils mount util-linux hostname diffutils findutils procps kmod iproute2
 	busybox fio nfs-kernel-server nfs-common rpcbind python3 xz-utils"
 # Bump when the root's recipe changes (the cached root is rebuilt)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make bench: what RFC 8797 buys, measured between two guests linked only
-# to each other (interop.sh: an NFS server guest and a client guest over
+# to each other (two-guest.sh: an NFS server guest and a client guest over
 # soft-RoCE), with bench-client.sh as the client half.
 #
 # 1. The sweep (deterministic counters and memory; no timing), NFSv3:
@@ -162,8 +162,8 @@ run() {
 			msg "$name: again ($c)"
 		fi
 		msg "$name"
-		"$RFC_HARNESS/interop.sh" --results "$dir" --timeout 2400 \
-			--client "$RFC_HARNESS/bench/bench-client.sh" "$sk" "$ck" \
+		"$RFC_HARNESS/two-guest.sh" --results "$dir" --timeout 2400 \
+			--client "$RFC_HARNESS/guest/bench-client.sh" "$sk" "$ck" \
 			--server-args "--no-trace --wait 2400" "$@" >"$dir.log" 2>&1 && return 0
 		c=""
 		stock_trouble "$dir" "$sk" "$ck" && c="stock $trouble_role: $trouble_line"

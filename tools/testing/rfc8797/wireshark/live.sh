@@ -19,7 +19,7 @@
 #   ours-ours-4k-16k          our client with rdma_max_inline_write 4096
 #                             and rdma_max_inline_read 16384: c2s != s2c
 #
-# Each case is one "interop.sh --dump --client wireshark/capture-client.sh"
+# Each case is one "two-guest.sh --dump --client guest/capture-client.sh"
 # (SEC: the client guest's time limit, default 300).  capture-client.sh
 # reads both peers' views of each connection in the guests while it is
 # up and writes them to client/views.txt: the server's
@@ -189,8 +189,8 @@ for name in "${cases[@]}"; do
 	else
 		rm -rf "$dir"
 		start=$SECONDS
-		"$RFC_HARNESS/interop.sh" --results "$dir" --timeout "$timeout_s" --dump \
-			--client "$here/capture-client.sh" "$skern" "$ckern" \
+		"$RFC_HARNESS/two-guest.sh" --results "$dir" --timeout "$timeout_s" --dump \
+			--client "$RFC_HARNESS/guest/capture-client.sh" "$skern" "$ckern" \
 			${sargs:+--server-args "$sargs"} "${cargs[@]}" >"$dir.log" 2>&1
 		rc=$?
 		echo "$rc" >"$dir.rc"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Cut a fixture for check-fixtures.sh out of a link capture
-# (interop.sh --dump): frames FIRST..LAST, of which only the CM MADs
+# (two-guest.sh --dump): frames FIRST..LAST, of which only the CM MADs
 # and the RC Send packets (RoCE opcodes 0-5, 22, 23), at most MAXSENDS
 # of the latter, from frame SENDS_FROM on (default FIRST); over iWARP
 # the MPA Request and Reply and the TCP segments with RDMAP Sends

@@ -4,16 +4,16 @@
 # server and one NFS client over soft-RoCE, each booting our kernel or
 # Debian's stock one.
 #
-#   interop.sh [--results DIR] [--timeout SEC] [--dump] [--client SCRIPT] [--server SCRIPT] SERVER_KERNEL CLIENT_KERNEL [--server-args "..."] [CLIENT ARGS...]
-#   e.g. interop.sh stock ours --prefix ours-vs-stock 3 4.2
+#   two-guest.sh [--results DIR] [--timeout SEC] [--dump] [--client SCRIPT] [--server SCRIPT] SERVER_KERNEL CLIENT_KERNEL [--server-args "..."] [CLIENT ARGS...]
+#   e.g. two-guest.sh stock ours --prefix ours-vs-stock 3 4.2
 #
 # --dump writes every frame between the two guests to DIR/link.pcap
 # (guest.sh --dump on the server's NIC), for tshark and
 # wireshark/rpcrdma_cm.lua.  --client runs SCRIPT in the client guest
-# instead of interop/interop-client.sh (the CLIENT ARGS go to it), e.g.
-# wireshark/capture-client.sh; --server runs SCRIPT in the server guest
-# instead of interop/interop-server.sh (the --server-args go to it), e.g.
-# wireshark/capture-server.sh.  --timeout is the client guest's time
+# instead of guest/interop-client.sh (the CLIENT ARGS go to it), e.g.
+# guest/capture-client.sh; --server runs SCRIPT in the server guest
+# instead of guest/interop-server.sh (the --server-args go to it), e.g.
+# guest/capture-server.sh.  --timeout is the client guest's time
 # limit (default 800 s; the server's is 100 s longer).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -23,9 +23,9 @@ ctimeout=800
 if [ "${1:-}" = --timeout ]; then ctimeout=$2; shift 2; fi
 dump=0
 if [ "${1:-}" = --dump ]; then dump=1; shift; fi
-client=$RFC_HARNESS/interop/interop-client.sh
+client=$RFC_HARNESS/guest/interop-client.sh
 if [ "${1:-}" = --client ]; then client=$(realpath "$2"); shift 2; fi
-server=$RFC_HARNESS/interop/interop-server.sh
+server=$RFC_HARNESS/guest/interop-server.sh
 if [ "${1:-}" = --server ]; then server=$(realpath "$2"); shift 2; fi
 skern=$1 ckern=$2
 shift 2

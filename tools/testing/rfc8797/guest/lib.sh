@@ -442,7 +442,7 @@ nic_found() {
 	return 1
 }
 
-# The server guest of a two-guest run (interop/interop-server.sh) answers
+# The server guest of a two-guest run (guest/interop-server.sh) answers
 # one-line requests over plain TCP on SNAP_PORT (no RDMA traffic).
 SNAP_PORT=7799
 

@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Server half of a two-guest capture whose server is not an NFS server
-# but cm-peer (tools/testing/rfc8797/cm-peer) listening on the NFS/RDMA
-# port: "interop.sh --dump --server wireshark/capture-server.sh
-# --client wireshark/capture-client.sh ... --server-args '...'".
+# but cm-peer (tools/testing/rfc8797/guest/cm-peer) listening on the NFS/RDMA
+# port: "two-guest.sh --dump --server guest/capture-server.sh
+# --client guest/capture-client.sh ... --server-args '...'".
 #
 #   capture-server.sh [--transport rxe|siw] CM-PEER-LISTEN-ARGS...
 #   e.g. capture-server.sh --data f6ab0e1801000000 --reply-inv own --hold 20
@@ -12,7 +12,7 @@
 # lines name the rkey it invalidated).  rpcbind runs once cm-peer
 # listens, so that the client half's wait for the server (rpcinfo -p)
 # ends.  Passes when cm-peer sent a Send With Invalidate.
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/lib.sh"
 FAILED=0
 PEER=$CM_PEER
 transport=rxe

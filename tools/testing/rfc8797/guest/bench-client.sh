@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Client half of make bench (bench.sh runs it through interop.sh
-# --client; the server half is interop/interop-server.sh, whose knobs and
+# Client half of make bench (bench.sh runs it through two-guest.sh
+# --client; the server half is guest/interop-server.sh, whose knobs and
 # memory counts this script asks for over plain TCP).
 #
 # For every configuration CFG it sets both peers' inline thresholds
@@ -32,7 +32,7 @@
 #       [--runtime SEC] [--files N] [--memory]
 # CFG: def (the values each side booted with), 4k (4096 both ways, stock
 # 6.12's defaults), or th=N,r=R (N octets both ways, R offered or not).
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/lib.sh"
 FAILED=0
 kind=timed round=0 kernel=ours configs=def versions="3 4.2" runtime=5 files=1000 memory=0
 perftest="" ptsec=3
@@ -65,7 +65,7 @@ kv() { local v; v=$(field "$1" "$2"); echo "${v:-na}"; }
 # counters MNT: the client's and the server's counters, one line of
 # key=value (na where this kernel has no such counter): the fields of
 # the rdma xprt line of MNT in /proc/self/mountstats that mstat
-# (guest-lib.sh) names sends, chunk_segs (13 + 14 + 15), local_inv and
+# (guest/lib.sh) names sends, chunk_segs (13 + 14 + 15), local_inv and
 # reminv, read in one pass; and the server's Send counters, once they
 # have stopped moving (interop-server.sh "counters")
 counters() {

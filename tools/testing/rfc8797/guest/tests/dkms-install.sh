@@ -8,7 +8,7 @@
 # happens on the guest's tmpfs overlay; the host is not touched.
 #
 #   dkms-install.sh DEB
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/../lib.sh"
 FAILED=0
 deb=$1
 krel=$(uname -r)

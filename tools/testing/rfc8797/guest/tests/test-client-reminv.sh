@@ -8,7 +8,7 @@
 # request).
 # Over a transport whose device cannot (TR_REMOTE_INV=0) R is never
 # offered and no reply may carry an invalidation, Y or N.
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 FAILED=0
 

@@ -23,7 +23,7 @@
 # "removal-N" fails and the guest stops (the task is in D state for good).
 # Otherwise the device is added back, the reads must end, and the next
 # round runs.
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 FAILED=0 rounds=3 restarts=2 vers=4.2 inline="" trace=0
 while [ $# -gt 0 ]; do

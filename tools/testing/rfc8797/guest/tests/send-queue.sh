@@ -9,7 +9,7 @@
 # One RPC call can make the server post a chain of Work Requests as
 # long as the client likes: every segment of a Read chunk costs at least
 # one RDMA Read, every segment of a Write chunk one RDMA Write.  cm-peer
-# (tools/testing/rfc8797/cm-peer) registers memory and sends calls with
+# (tools/testing/rfc8797/guest/cm-peer) registers memory and sends calls with
 # hand-built chunk lists of 4-octet segments to our NFS server, whose
 # Send Queue is made small (max_requests 4) so that one call can fill
 # it.  The connection's depth (sq_depth) and Receive size are read from
@@ -35,7 +35,7 @@
 # Send Queue is then deeper, and serves 1 MiB reads and writes of 8 MiB
 # that read back the same.  The kernel log must stay clean.  Every
 # cm-peer run is bounded in time.
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/hostile-table.sh"
 
 FAILED=0

@@ -24,7 +24,7 @@
 # ordinary NFSv4.2 mount still
 # negotiates as usual and reads back what it wrote, and the kernel log
 # is clean.  --quick runs only the rows marked q in the table.
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/hostile-table.sh"
 
 FAILED=0

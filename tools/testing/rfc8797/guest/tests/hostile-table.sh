@@ -228,7 +228,7 @@ hostile_start() {
 	*) fail "hostile-$role-transport" "unknown transport $TRANSPORT"; exit 1 ;;
 	esac
 	if [ ! -x "$PEER" ]; then
-		fail "hostile-$role-peer" "$PEER not built (make -C tools/testing/rfc8797/cm-peer)"
+		fail "hostile-$role-peer" "$PEER not built (make -C tools/testing/rfc8797/guest/cm-peer)"
 		exit 1
 	fi
 }

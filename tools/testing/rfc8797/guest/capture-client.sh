@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Client half of a two-guest capture for the Wireshark dissector
 # (tools/testing/rfc8797/wireshark/rpcrdma_cm.lua); the server half is
-# interop/interop-server.sh (or, for --swi-peer, capture-server.sh), the
-# link is dumped by "interop.sh --dump".
+# guest/interop-server.sh (or, for --swi-peer, capture-server.sh), the
+# link is dumped by "two-guest.sh --dump".
 #
 #   capture-client.sh [--transport rxe|siw] [--write N|default]
 #                     [--read N|default] [--hostile] [--oversize]
@@ -38,7 +38,7 @@
 #    is recorded.
 # 3. With --oversize, cm-peer connects and Sends one call larger than
 #    the client-to-server threshold its own Private Data set (the
-#    server must still answer it, see tests/hostile-server.sh
+#    server must still answer it, see guest/tests/hostile-server.sh
 #    send_case): a real RDMA Send over the negotiated threshold.
 # 4. A last mount (tag "done") leaves the file DONE in the export, which
 #    ends the server half.
@@ -46,11 +46,11 @@
 # --swi-peer: the server guest runs capture-server.sh, a cm-peer that
 # advertises R=0 and 1024/1024 and answers the first call with a Reply
 # chunk by Send With Invalidate of that chunk's rkey (cm-peer
-# --reply-inv own), as tests/hostile-client.sh's reminv-own-unnegotiated
+# --reply-inv own), as guest/tests/hostile-client.sh's reminv-own-unnegotiated
 # row does in one guest.  One soft NFSv4.2 mount attempt (EXCHANGE_ID
 # needs a Reply chunk at 1024 octets) is made, expected to fail; the
 # client's tracepoints of that connection go to views.txt, tag "swi".
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/lib.sh"
 FAILED=0
 PEER=$CM_PEER
 M=f6ab0e18

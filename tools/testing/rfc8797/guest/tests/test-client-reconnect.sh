@@ -6,7 +6,7 @@
 # the client's mountstats must show the new min() values and a higher
 # connect count, the data written during the events must checksum, and
 # dmesg must stay clean.  The client advertises 16 KiB both ways.
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 FAILED=0
 

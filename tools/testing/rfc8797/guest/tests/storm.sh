@@ -23,7 +23,7 @@
 # RDMA resources (QP, CQ, MR, PD, cm_id) must be back to where they were
 # before the mount; no hung task, oops or sanitizer report; on a
 # kmemleak kernel, no leak from the RPC/RDMA code.
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/../lib.sh"
 FAILED=0
 want=${1:-10}
 F=/sys/kernel/debug/fail_sunrpc

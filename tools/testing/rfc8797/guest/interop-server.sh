@@ -29,7 +29,7 @@
 #   mem-mark SIZE...   start counting the kmallocs of these sizes
 #   mem SIZE           "mem recv=N:OCTETS send=N:OCTETS max_requests=M":
 #                      the Receive and Send buffers of SIZE octets svcrdma
-#                      allocated since the mark (guest-lib.sh kmalloc_*)
+#                      allocated since the mark (guest/lib.sh kmalloc_*)
 #   counters           "counters send_inv=A send_plain=B SQ=S" as in a
 #                      snapshot, once they have stopped moving (svcrdma
 #                      counts a Send when it completes, a little after
@@ -72,12 +72,12 @@ request() {
 		echo "set $out"
 		return ;;
 	"mem-mark "*)
-		. "$(dirname "$0")/../guest-lib.sh"
+		. "$(dirname "$0")/lib.sh"
 		# shellcheck disable=SC2086
 		kmalloc_mark ${1#mem-mark } && echo "mem-mark ok" || echo "mem-mark failed"
 		return ;;
 	"mem "*)
-		. "$(dirname "$0")/../guest-lib.sh"
+		. "$(dirname "$0")/lib.sh"
 		# the Receive buffers' size: what our server lists for the
 		# connection (a stock client's 4096 becomes 5119), else SIZE
 		local size=${1#mem } l
@@ -92,12 +92,12 @@ request() {
 		counters
 		return ;;
 	"prep "*)
-		. "$(dirname "$0")/../guest-lib.sh"
+		. "$(dirname "$0")/lib.sh"
 		# shellcheck disable=SC2086
 		prep_file ${1#prep }
 		return ;;
 	"perftest "*)
-		. "$(dirname "$0")/../guest-lib.sh"
+		. "$(dirname "$0")/lib.sh"
 		# shellcheck disable=SC2086
 		perftest_server ${1#perftest }
 		return ;;
@@ -207,7 +207,7 @@ if [ "${1:-}" = --request ]; then
 	exit 0
 fi
 
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/lib.sh"
 FAILED=0 wait_s=600 trace=1 transport=rxe
 while [ $# -gt 0 ]; do
 	case "$1" in

@@ -10,7 +10,7 @@
 # as every proc_douintvec_minmax() sysctl does), and with
 # cm_private_data=0 the server sends nothing and both peers use the
 # RFC 8166 defaults for the server.
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 FAILED=0
 MNT=/mnt/sz

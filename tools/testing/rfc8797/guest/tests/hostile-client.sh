@@ -28,7 +28,7 @@
 # an ordinary NFS server is started and the same client mounts it and
 # reads back what it wrote, and the kernel log is clean.  --quick runs
 # only the rows and cases marked q.
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/hostile-table.sh"
 
 FAILED=0

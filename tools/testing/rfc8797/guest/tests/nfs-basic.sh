@@ -10,7 +10,7 @@
 #
 #   nfs-basic.sh [--transport rxe|siw] [--prefix NAME] [VERSION...]
 # The transport defaults to rfc8797.transport= on the guest command line.
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 transport=$TRANSPORT prefix=""
 while [ $# -gt 0 ]; do

@@ -10,9 +10,9 @@
 #  - R off on the client (rpcrdma.remote_invalidation=N): none either.
 #  - The client's count of replies that carried an invalidation (the
 #    30th field of its mountstats xprt line) equals the server's send_inv.
-# R on both sides needs a device that can (TR_REMOTE_INV, guest-lib.sh):
+# R on both sides needs a device that can (TR_REMOTE_INV, guest/lib.sh):
 # rxe and siw both can; on one that could not, "both on" expects none.
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 FAILED=0
 SYS=/proc/sys/sunrpc/svc_rdma

@@ -18,7 +18,7 @@
 # No timing: under TCG only counts are repeatable.
 #
 #   sweep.sh [THRESHOLD...]     default 1024 4096 8192 16384 32768 65536
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/lib.sh"
 FAILED=0
 S=/proc/sys/sunrpc/svc_rdma
 [ $# -gt 0 ] || set -- 1024 4096 8192 16384 32768 65536

@@ -11,7 +11,7 @@
 # is negotiated where the device allows it (TR_REMOTE_INV).
 #
 #   test-client-negotiate.sh [SRV]
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 SRV=${1:-32768}
 FAILED=0

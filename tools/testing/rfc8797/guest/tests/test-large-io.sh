@@ -15,7 +15,7 @@
 # soft lockup detector panics it with every CPU's stack on the console,
 # and each fio run has its own limit after which the stacks of blocked
 # tasks are dumped (sysrq w) and the step fails.
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/../lib.sh"
 FAILED=0
 S=/proc/sys/sunrpc/svc_rdma
 

@@ -7,7 +7,7 @@
 #   R = client R && server R (&& the device can: TR_REMOTE_INV)
 # and NFSv3 and NFSv4.2 data must survive with checksums.  Runs over
 # $TRANSPORT (rxe or siw).
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/../lib.sh"
 FAILED=0
 S=/proc/sys/sunrpc/svc_rdma
 

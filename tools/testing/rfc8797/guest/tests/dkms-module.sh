@@ -10,7 +10,7 @@
 # its results join this guest's.
 #
 #   dkms-module.sh [SCRIPT [ARGS...]]
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/../lib.sh"
 FAILED=0
 log "kernel $(uname -r), userland $(. /etc/os-release && echo "$PRETTY_NAME")"
 file=$(modinfo -n rpcrdma 2>&1)

@@ -6,7 +6,7 @@
 # length error on the client (tracepoints, dmesg), large READDIR
 # (ls -l of 600 files: READDIR replies of tens of KiB) and GETATTR-heavy workloads work, checksums pass,
 # for NFSv3 and NFSv4.2.
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 FAILED=0
 SYS=/proc/sys/sunrpc/svc_rdma

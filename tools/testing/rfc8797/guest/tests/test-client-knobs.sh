@@ -12,7 +12,7 @@
 # With the server's CM Private Data turned off (svc_rdma sysctl
 # cm_private_data=0) the client must see status absent and 1 KiB both
 # ways.  The client's view is its transport's sysfs xprt_info.
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 FAILED=0
 SVC_PRIVATE_KNOB=/proc/sys/sunrpc/svc_rdma/cm_private_data

@@ -33,7 +33,7 @@
 # triple fault does: retried the same way for a stock guest, never for
 # ours, and named in the result.
 #   interop-client.sh [--prefix NAME] [--no-private-data] [--inline=W:R] VERSION...
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/lib.sh"
 FAILED=0 prefix=interop
 while [ $# -gt 0 ]; do
 	case "$1" in

@@ -3,7 +3,7 @@
 # In-guest main job of "make": NFS server and client over soft-RoCE in one
 # guest, a file written and read back with a checksum, and what each peer
 # negotiated, as far as the running kernel exposes it.
-. "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/lib.sh"
 FAILED=0
 vers=${1:-4.2}
 
