@@ -31,7 +31,7 @@ set -uo pipefail
 check_inject
 
 stages=("$@")
-ALL_STAGES=(kunit sparse checkpatch fuzz wireshark e2e hostile sendqueue storm interop)
+ALL_STAGES=(ktap kunit sparse checkpatch fuzz wireshark e2e hostile sendqueue storm interop)
 # the DKMS package is the 6.12 line's
 [ "$RFC_BASE" != 6.12 ] || ALL_STAGES+=(dkms trixie)
 # When make check runs both bases, the 6.12 base runs what guards the
@@ -50,8 +50,9 @@ else
 fi
 mkdir -p "$run"
 results=$run/results.ktap
-echo "KTAP version 1" >"$results"
-ntests=0
+: >"$results"
+ktap_open "$results"
+ktap_print_header >/dev/null
 msg "check run folder: $run"
 if [ ${#bases[@]} -eq 1 ]; then
 	[ ${#stages[@]} -gt 0 ] || stages=("${ALL_STAGES[@]}")
@@ -61,17 +62,13 @@ if [ ${#bases[@]} -eq 1 ]; then
 fi
 
 # result NAME pass|fail|skip [REASON]: one KTAP result of the run, in
-# $results and on stdout
+# $results and on stdout (ktap.sh)
 result() {
-	local name=$1 verdict=$2 reason=${3:-} line
-	ntests=$((ntests + 1))
-	case "$verdict" in
-	pass) line="ok $ntests $name" ;;
-	skip) line="ok $ntests $name # SKIP ${reason:-skipped}" ;;
-	*) line="not ok $ntests $name # ${reason:-failed}" ;;
+	case "$2" in
+	pass) ktap_test_pass "$1" ;;
+	skip) ktap_test_skip "$1" "${3:-skipped}" ;;
+	*) ktap_test_fail "$1" "${3:-failed}" ;;
 	esac
-	echo "$line" >>"$results"
-	echo "$line"
 }
 
 # import_ktap FILE [PREFIX]: every leaf result of a KTAP file (a guest's
@@ -118,6 +115,19 @@ stage_kunit() {
 # The Wireshark dissector (tools/testing/rfc8797/wireshark/rpcrdma_cm.lua)
 # on the captures kept in tools/testing/rfc8797/wireshark/fixtures:
 # tshark only, no guest, seconds
+# The harness's KTAP writer and reader, tested together (a few seconds)
+stage_ktap() {
+	"$RFC_HARNESS/ktap-selftest.sh" >"$run/ktap-selftest.ktap" 2>"$run/ktap-selftest.log"
+	import_ktap "$run/ktap-selftest.ktap" "ktap: "
+}
+
+# import (not in ALL_STAGES): the results of the KTAP file KTAP_IMPORT,
+# as a stage imports a guest's (ktap-selftest.sh tests this script's
+# accounting with it)
+stage_import() {
+	import_ktap "${KTAP_IMPORT:?}"
+}
+
 stage_wireshark() {
 	local f=$run/wireshark.ktap
 	"$RFC_HARNESS/wireshark/check-fixtures.sh" >"$f" 2>"$run/wireshark.log"
@@ -484,16 +494,19 @@ else
 		msg "=== $s: $((SECONDS - t)) s"
 	done
 fi
-passed=$(grep -c '^ok [0-9]* ' "$results")
-skipped=$(grep -c '^ok [0-9]* .* # SKIP' "$results")
-failed=$(grep -c '^not ok ' "$results")
-echo "1..$ntests" >>"$results"
+echo "1..$KTAP_TESTNUM" >>"$results"
 msg "all results: $results ($((SECONDS - start)) s)"
+# the verdict is the reader's: ktap.py on the run's results
+ktap_flat "$results" >"$run/results.flat"
+verdict=$?
+passed=$(grep -c '^ok ' "$run/results.flat")
+skipped=$(grep -c '^ok .* # SKIP' "$run/results.flat")
+failed=$(grep -c '^not ok ' "$run/results.flat")
 if [ "$failed" -ne 0 ]; then
 	echo "failed tests:"
-	grep '^not ok ' "$results" | sed 's/^/  /'
+	grep '^not ok ' "$run/results.flat" | sed 's/^/  /'
 fi
 [ "$skipped" -eq 0 ] || echo "$skipped skipped (not counted as passed)"
 grep -h '^# base ' "$results" | sed 's/^# //'
 echo "$((passed - skipped)) passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$((passed - skipped))" -gt 0 ]
+[ "$verdict" = 0 ] && [ "$failed" -eq 0 ] && [ "$((passed - skipped))" -gt 0 ]

@@ -18,7 +18,9 @@ NAME is PREFIX followed by the names of the enclosing subtests and the
 test's own, joined by ": ".  A result line that closes a subtest of the
 same name only summarises it and is not printed.  Problems are printed
 as failed tests of their own: no KTAP version line, no test at all, a
-plan ("1..N") that does not match the number of results.  Lines before
+plan ("1..N") that does not match the number of results, a subtest that
+no result line closes (its test stopped early: the guest crashed, the
+script was killed), named after its last result.  Lines before
 the first KTAP version line are ignored.  The exit status is 0 when
 every printed line is "ok".
 """
@@ -41,6 +43,7 @@ class Frame:
         self.plan = None
         self.count = 0
         self.failed = False
+        self.last = None
 
 
 def parse(lines, prefix, out):
@@ -54,6 +57,7 @@ def parse(lines, prefix, out):
 
     def close(frame):
         if frame.plan is not None and frame.plan != frame.count:
+            frame.failed = True
             out.append((False, path(frame.name and frame.name + ': plan' or 'plan'),
                         '%d results, plan 1..%d' % (frame.count, frame.plan)))
 
@@ -99,6 +103,7 @@ def parse(lines, prefix, out):
         if stack[-1].indent < indent:
             stack.append(Frame(indent))	# results without a header
         stack[-1].count += 1
+        stack[-1].last = name
         if summary is not None:
             # the result line of a subtest: a failure it reports that
             # none of its own results showed is a failure of its own
@@ -115,8 +120,13 @@ def parse(lines, prefix, out):
     if strip is None:
         out.append((False, prefix or 'ktap', 'no KTAP version line'))
         return
-    while stack:
-        close(stack.pop())
+    while len(stack) > 1:
+        frame = stack.pop()
+        out.append((False, path(frame.name and frame.name + ': finished' or 'finished'),
+                    'stopped early: no result line closes it (%d results%s)' %
+                    (frame.count, frame.last and ", the last '%s'" % frame.last or '')))
+        close(frame)
+    close(stack.pop())
 
 
 def main(argv):
@@ -129,8 +139,11 @@ def main(argv):
         return 2
     out = []
     for f in argv:
-        with open(f, errors='backslashreplace') as fh:
-            parse(fh, prefix, out)
+        try:
+            with open(f, errors='backslashreplace') as fh:
+                parse(fh, prefix, out)
+        except OSError as e:
+            out.append((False, prefix or f, 'cannot read %s: %s' % (f, e.strerror)))
     if not out:
         out.append((False, prefix or 'ktap', 'no test result'))
     bad = 0

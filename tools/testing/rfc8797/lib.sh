@@ -201,20 +201,14 @@ kmake() {
 
 msg() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
-# ktap_emit PASS|FAIL NAME [REASON]: the next KTAP result on stdout, for
-# host scripts whose output check.sh imports (import_ktap); KTAP_COUNT
-# numbers them, KTAP_FAILED becomes 1 at the first failure
-KTAP_COUNT=0 KTAP_FAILED=0
-ktap_emit() {
-	KTAP_COUNT=$((KTAP_COUNT + 1))
-	if [ "$1" = PASS ]; then
-		echo "ok $KTAP_COUNT $2"
-	else
-		echo "not ok $KTAP_COUNT $2 # ${3:-failed}"
-		# shellcheck disable=SC2034	# the caller's exit status
-		KTAP_FAILED=1
-	fi
-}
+# KTAP results: the harness's one writer (ktap.sh), for guests and host
+. "$RFC_HARNESS/ktap.sh"
+# ktap_flat FILE...: the results of KTAP files as the one reader, ktap.py,
+# reads them: "ok NAME", "ok NAME # SKIP WHY", "not ok NAME # WHY" (a
+# missing file, a test that stopped early or missed its plan: "not ok")
+ktap_flat() { python3 "$RFC_HARNESS/ktap.py" "$@"; }
+# ktap_failures FILE...: the failed ones, "NAME # WHY"
+ktap_failures() { ktap_flat "$@" | sed -n 's/^not ok //p'; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 # run_logged LOG DESC CMD...: run CMD with its output in LOG, print the

@@ -143,9 +143,9 @@ t() {
 	local name=$1
 	shift
 	if "$@" >>"$log" 2>&1; then
-		ktap_emit PASS "$name"
+		ktap_test_pass "$name"
 	else
-		ktap_emit FAIL "$name" "'$*' failed, see $log"
+		ktap_test_fail "$name" "'$*' failed, see $log"
 	fi
 }
 
@@ -301,8 +301,8 @@ cmd_install() {
 		t "upgrade to $new: modprobe finds ours, built by gcc-14" ours_for "$new"
 		accepts "$old" || t "upgrade to $new: still nothing for $old" no_module "$old"
 	else
-		ktap_emit PASS "install on an older 6.12 # SKIP trixie offers one 6.12 ($new)"
-		ktap_emit PASS "upgrade within 6.12 # SKIP trixie offers one 6.12 ($new)"
+		ktap_test_skip "install on an older 6.12" "trixie offers one 6.12 ($new)"
+		ktap_test_skip "upgrade within 6.12" "trixie offers one 6.12 ($new)"
 	fi
 	# 3. a kernel that is not 6.12
 	if [ -n "$bpo" ]; then
@@ -311,7 +311,7 @@ cmd_install() {
 		t "headers of $bpo: DKMS says why it does not build" refused "$DIR/bpo.log" "$bpo"
 		t "headers of $bpo: no module" no_module "$bpo"
 	else
-		ktap_emit PASS "a kernel that is not 6.12 # SKIP trixie-backports offers none"
+		ktap_test_skip "a kernel that is not 6.12" "trixie-backports offers none"
 	fi
 	# 4. purge after the upgrade
 	t "purge after the upgrade: nothing left for any kernel" purged purge-upgrade
@@ -331,13 +331,13 @@ cmd_install() {
 	if ninep_initramfs "$WORK" "$new" "$DIR/initramfs.cpio.gz" >>"$log" 2>&1 &&
 			[ "$(zcat "$DIR/initramfs.cpio.gz" | cpio -t --quiet 2>/dev/null | grep -c '^mods/.*\.ko$')" -ge 3 ]; then
 		echo "$new" >"$DIR/work.krel"
-		ktap_emit PASS "initramfs of $new for the guests"
+		ktap_test_pass "initramfs of $new for the guests"
 	else
-		ktap_emit FAIL "initramfs of $new for the guests" "see $log"
+		ktap_test_fail "initramfs of $new for the guests" "see $log"
 	fi
 	in_root "$WORK" dkms status | sed 's/^/# trixie dkms status: /'
 	echo "# trixie install: $((SECONDS - start)) s"
-	return $KTAP_FAILED
+	ktap_ok
 }
 
 # Files the purge may leave, with the reason: DKMS's module signing key
@@ -358,25 +358,25 @@ cmd_purge() {
 	snapshot "$DIR/after.list"
 	left=$(comm -13 "$DIR/before.list" "$DIR/after.list" | grep -vE "$KEEP" || true)
 	if [ -z "$left" ]; then
-		ktap_emit PASS "purge: the root holds what it held before the install"
+		ktap_test_pass "purge: the root holds what it held before the install"
 	else
-		ktap_emit FAIL "purge: the root holds what it held before the install" \
+		ktap_test_fail "purge: the root holds what it held before the install" \
 			"left: $(echo "$left" | head -n 5 | tr '\n' ' ')"
 	fi
 	left=$(comm -23 "$DIR/before.list" "$DIR/after.list" || true)
 	if [ -z "$left" ]; then
-		ktap_emit PASS "purge: nothing of the machine's own removed"
+		ktap_test_pass "purge: nothing of the machine's own removed"
 	else
-		ktap_emit FAIL "purge: nothing of the machine's own removed" \
+		ktap_test_fail "purge: nothing of the machine's own removed" \
 			"gone: $(echo "$left" | head -n 5 | tr '\n' ' ')"
 	fi
 	echo "# trixie purge: done"
-	return $KTAP_FAILED
+	ktap_ok
 }
 
 case "${1:-}" in
 root) cmd_root ;;
-install) [ $# = 2 ] || die "usage: $0 install DEB"; echo "KTAP version 1"; cmd_install "$(realpath "$2")" ;;
-purge) echo "KTAP version 1"; cmd_purge ;;
+install) [ $# = 2 ] || die "usage: $0 install DEB"; ktap_print_header; cmd_install "$(realpath "$2")" ;;
+purge) ktap_print_header; cmd_purge ;;
 *) echo "usage: $0 root|install DEB|purge" >&2; exit 2 ;;
 esac

@@ -172,7 +172,7 @@ run() {
 	done
 	failed=1
 	msg "$name failed: $(tail -n 1 "$dir.log")"
-	grep -h '^not ok' "$dir"/*/tests.ktap 2>/dev/null | head -n 5
+	ktap_failures "$dir"/*/tests.ktap | head -n 5
 	[ -z "$c" ] || msg "$name: $c"
 }
 

@@ -33,7 +33,7 @@
 # CFG: def (the values each side booted with), 4k (4096 both ways, stock
 # 6.12's defaults), or th=N,r=R (N octets both ways, R offered or not).
 . "$(dirname "$0")/lib.sh"
-FAILED=0
+ktap_begin bench-client
 kind=timed round=0 kernel=ours configs=def versions="3 4.2" runtime=5 files=1000 memory=0
 perftest="" ptsec=3
 workloads="randread-4k randwrite-4k randread-8k randwrite-8k randread-16k randwrite-16k read-1m write-1m meta"
@@ -511,4 +511,4 @@ if grep -vqE "$PT_TRAP" /tmp/bad; then
 else
 	pass "$kind-$kernel-client-dmesg-clean"
 fi
-exit $FAILED
+ktap_finished

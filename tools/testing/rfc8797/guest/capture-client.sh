@@ -51,7 +51,7 @@
 # needs a Reply chunk at 1024 octets) is made, expected to fail; the
 # client's tracepoints of that connection go to views.txt, tag "swi".
 . "$(dirname "$0")/lib.sh"
-FAILED=0
+ktap_begin capture-client
 PEER=$CM_PEER
 M=f6ab0e18
 T=/sys/kernel/tracing
@@ -129,7 +129,7 @@ if [ "$swi" = 1 ]; then
 	else
 		fail capture-swi-unnegotiated "no Send With Invalidate reached the client: $(head -c 200 /tmp/mount.out)"
 	fi
-	exit $FAILED
+	ktap_finished
 fi
 
 for kv in "write:$wsize" "read:$rsize"; do
@@ -203,4 +203,4 @@ if mount_nfs 3 /mnt/done; then
 else
 	fail capture-done "the last mount failed"
 fi
-exit $FAILED
+ktap_finished

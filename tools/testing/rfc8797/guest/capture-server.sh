@@ -13,7 +13,7 @@
 # listens, so that the client half's wait for the server (rpcinfo -p)
 # ends.  Passes when cm-peer sent a Send With Invalidate.
 . "$(dirname "$0")/lib.sh"
-FAILED=0
+ktap_begin capture-server
 PEER=$CM_PEER
 transport=rxe
 if [ "${1:-}" = --transport ]; then transport=$2; shift 2; fi
@@ -36,4 +36,4 @@ if grep -q '^reply .* send=SEND_WITH_INV ' /results/peer.out; then
 else
 	fail capture-server-swi "cm-peer exit $rc sent no Send With Invalidate"
 fi
-exit $FAILED
+ktap_finished

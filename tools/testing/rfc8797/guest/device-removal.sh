@@ -25,7 +25,8 @@
 # round runs.
 . "$(dirname "$0")/lib.sh"
 
-FAILED=0 rounds=3 restarts=2 vers=4.2 inline="" trace=0
+rounds=3 restarts=2 vers=4.2 inline="" trace=0
+ktap_begin device-removal
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--rounds) rounds=$2; shift 2 ;;
@@ -134,4 +135,4 @@ if [ "$trace" = 1 ]; then
 		/results/trace.txt | tee /results/unaccepted.txt
 fi
 check_dmesg dmesg-clean
-exit $FAILED
+ktap_finished

@@ -88,6 +88,11 @@ cd /results || finish 125
 if [ "$(cmdline_arg rfc8797.inject)" = stock-boot-crash ]; then
 	echo c >/proc/sysrq-trigger
 fi
+# RFC8797_INJECT=warning: a WARNING in dmesg, which every test's
+# check_dmesg must report
+if [ "$(cmdline_arg rfc8797.inject)" = warning ]; then
+	echo "WARNING: CPU: 0 PID: 1 at injected by RFC8797_INJECT=warning" >/dev/kmsg
+fi
 eval "set -- $cmd"
 "$@" </dev/null
 finish $?

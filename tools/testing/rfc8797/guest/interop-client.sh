@@ -34,7 +34,8 @@
 # ours, and named in the result.
 #   interop-client.sh [--prefix NAME] [--no-private-data] [--inline=W:R] VERSION...
 . "$(dirname "$0")/lib.sh"
-FAILED=0 prefix=interop
+prefix=interop
+ktap_begin interop-client
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--prefix) prefix=$2; shift 2 ;;
@@ -187,4 +188,4 @@ for v in "$@"; do
 done
 mount_nfs "${1}" /mnt/done && { touch "/mnt/done/DONE"; umount_nfs /mnt/done; }
 check_dmesg "$prefix-client-dmesg-clean"
-exit $FAILED
+ktap_finished

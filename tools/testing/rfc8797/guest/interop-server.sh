@@ -208,7 +208,8 @@ if [ "${1:-}" = --request ]; then
 fi
 
 . "$(dirname "$0")/lib.sh"
-FAILED=0 wait_s=600 trace=1 transport=rxe
+wait_s=600 trace=1 transport=rxe
+ktap_begin interop-server
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--no-private-data) echo 0 >$SYS/cm_private_data 2>/dev/null ||
@@ -281,4 +282,4 @@ cat /results/server-view.txt 2>/dev/null || echo "no $CONNS (stock kernel)"
 echo "== server counters"
 grep . $SYS/rdma_stat_* 2>/dev/null
 check_dmesg server-dmesg-clean
-exit $FAILED
+ktap_finished

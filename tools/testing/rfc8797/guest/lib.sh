@@ -1,20 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# Helpers for scripts that run inside a harness guest (guest.sh).  Sourced.
+# Helpers for scripts that run inside a harness guest (guest.sh).
+# Sourced; sourcing only defines.
 #
-# Test results are KTAP (Documentation/dev-tools/ktap.rst), written the
-# way tools/testing/selftests/kselftest/ktap_helpers.sh writes them:
+# Test results are KTAP (Documentation/dev-tools/ktap.rst), written by
+# ../ktap.sh, the writer the host scripts use too.  A test script starts
+# with "ktap_begin NAME [PLAN]" and ends with "ktap_finished": its
+# results are a subtest block of /results/tests.ktap (several scripts of
+# one guest share the file), also shown on the console:
 #   ok N name
 #   not ok N name # reason
 #   ok N name # SKIP reason
-# in /results/tests.ktap (after its "KTAP version 1" line) and on the
-# console.  The host reads them with ktap.py; a skip is never a pass.
+# The host reads them with ktap.py: a skip is never a pass, and a block
+# that no result line closes (the guest crashed, the script was killed)
+# or that misses results of its plan is a failure.
 
 SERVER_ADDR=${SERVER_ADDR:-192.0.2.1}	# TEST-NET-1: exists only in the guest
 RDMA_PORT=20049
 EXPORT=/export
-KTAP_FILE=/results/tests.ktap
-[ -s "$KTAP_FILE" ] || echo "KTAP version 1" >"$KTAP_FILE"
 # The RDMA transport the tests run on: rfc8797.transport= on the guest's
 # command line (check.sh sets it), rxe (soft-RoCE) or siw (soft-iWARP)
 TRANSPORT=$(sed -n 's/.*rfc8797\.transport=\([^ ]*\).*/\1/p' /proc/cmdline)
@@ -23,28 +26,20 @@ TRANSPORT=${TRANSPORT:-rxe}
 RFC_CACHE=$(sed -n 's/.*rfc8797\.cache=\([^ ]*\).*/\1/p' /proc/cmdline)
 CM_PEER=${RFC_CACHE:-/nonexistent}/cm-peer/cm-peer
 
-# ktap_result "ok"|"not ok" NAME [DIRECTIVE]: the next numbered result
-# (numbered from the file, without a fork: the hostile table runs
-# hundreds of them)
-ktap_result() {
-	local -a lines
-	local line
-	mapfile -t lines <"$KTAP_FILE"
-	line="$1 ${#lines[@]} $2${3:+ # ${3//$'\n'/ }}"
-	echo "$line" >>"$KTAP_FILE"
-	echo "$line"
+. "$(dirname "${BASH_SOURCE[0]}")/../ktap.sh"
+# ktap_begin NAME [PLAN]: this script's results, a block of their own in
+# /results/tests.ktap (KTAP_RESULTS: another file, for ktap-selftest.sh)
+ktap_begin() {
+	ktap_open "${KTAP_RESULTS:-/results/tests.ktap}"
+	ktap_subtest_begin "$@"
 }
-pass() { ktap_result ok "$1"; }
-fail() { ktap_result "not ok" "$1" "${2:-failed}"; FAILED=1; }
-skip() { ktap_result ok "$1" "SKIP $2"; }
+pass() { ktap_test_pass "$1"; }
+fail() { ktap_test_fail "$1" "${2:-failed}"; }
+skip() { ktap_test_skip "$1" "$2"; }
 log() { echo "--- $*"; }
 
 # check NAME CMD...: one test result from a command's exit status
-check() {
-	local name=$1
-	shift
-	if "$@"; then pass "$name"; else fail "$name" "'$*' failed"; fi
-}
+check() { ktap_test_result "$@"; }
 
 # Polling, as tools/testing/selftests/net/lib.sh does it:
 #   slowwait SEC CMD [ARGS...]  CMD every 0.1 s (SLOWWAIT_INTERVAL=S in
@@ -419,10 +414,9 @@ check_dmesg() {
 
 # Deliberate faults, to show that a test can fail: make check passes
 # RFC8797_INJECT as rfc8797.inject= on the guest's command line.
+# (RFC8797_INJECT=warning is the guest's init's: a WARNING in dmesg
+# before the job runs)
 INJECT=$(sed -n 's/.*rfc8797\.inject=\([^ ]*\).*/\1/p' /proc/cmdline)
-if [ "$INJECT" = warning ]; then
-	echo "WARNING: CPU: 0 PID: 1 at injected by RFC8797_INJECT=warning" >/dev/kmsg
-fi
 
 # nic_up: the virtio NIC linked to the other guest (stock kernels have
 # virtio_net as a module), within 10 s; prints its name

@@ -4,7 +4,7 @@
 # guest, a file written and read back with a checksum, and what each peer
 # negotiated, as far as the running kernel exposes it.
 . "$(dirname "$0")/lib.sh"
-FAILED=0
+ktap_begin show-negotiated
 vers=${1:-4.2}
 
 echo "kernel: $(uname -r)"
@@ -40,4 +40,4 @@ echo "== server tracepoint"
 trace_dump | grep -oE 'svcrdma_cm_private.*' | sort -u | sed 's/^/  /'
 umount_nfs /mnt
 check_dmesg dmesg-clean
-exit $FAILED
+ktap_finished

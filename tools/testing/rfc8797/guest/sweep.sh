@@ -19,7 +19,7 @@
 #
 #   sweep.sh [THRESHOLD...]     default 1024 4096 8192 16384 32768 65536
 . "$(dirname "$0")/lib.sh"
-FAILED=0
+ktap_begin sweep
 S=/proc/sys/sunrpc/svc_rdma
 [ $# -gt 0 ] || set -- 1024 4096 8192 16384 32768 65536
 
@@ -84,4 +84,4 @@ for th in "$@"; do
 done
 cat $out
 check_dmesg dmesg-clean
-exit $FAILED
+ktap_finished

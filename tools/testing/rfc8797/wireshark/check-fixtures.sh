@@ -40,12 +40,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 lua=$here/rpcrdma_cm.lua
 expect=${1:-$here/fixtures/expected.txt}
 fixtures=$(dirname "$expect")
-echo "KTAP version 1"
+ktap_print_header
 
-# emit PASS|FAIL NAME [REASON]: the one place results are written
-emit() { ktap_emit "$@"; }
 
-command -v tshark >/dev/null || { emit FAIL wireshark-tshark "tshark is not installed (make deps)"; exit 1; }
+command -v tshark >/dev/null || { ktap_test_fail wireshark-tshark "tshark is not installed (make deps)"; exit 1; }
 
 # the -e list and the short names the expectations use, in one order
 keys=(frame role outcome offset version flags r reserved send recv count others
@@ -74,10 +72,10 @@ decode() {
 	local rc=$?
 	grep -v 'Running as user' "$tmp/$fx.err" >"$tmp/$fx.err2"
 	if [ "$rc" -ne 0 ] || [ -s "$tmp/$fx.err2" ]; then
-		emit FAIL "wireshark: $fx: decode" "tshark exit $rc: $(head -c 300 "$tmp/$fx.err2")"
+		ktap_test_fail "wireshark: $fx: decode" "tshark exit $rc: $(head -c 300 "$tmp/$fx.err2")"
 		return 1
 	fi
-	[ -s "$out" ] || { emit FAIL "wireshark: $fx: decode" "the dissector annotated no frame"; return 1; }
+	[ -s "$out" ] || { ktap_test_fail "wireshark: $fx: decode" "the dissector annotated no frame"; return 1; }
 	return 0
 }
 
@@ -96,7 +94,7 @@ check_frame() {
 	shift 2
 	line=$(awk -F'\t' -v f="$fr" '$1 == f' "$tmp/$fx.tsv")
 	if [ -z "$line" ]; then
-		emit FAIL "wireshark: $fx: frame $fr" "not decoded"
+		ktap_test_fail "wireshark: $fx: frame $fr" "not decoded"
 		return
 	fi
 	for kv in "$@"; do
@@ -105,9 +103,9 @@ check_frame() {
 		[ "$got" = "$want" ] || bad="$bad $k=$got (expected $want)"
 	done
 	if [ -z "$bad" ]; then
-		emit PASS "wireshark: $fx: frame $fr $(value role "$line" | cut -d' ' -f1) $*${label:+ ($label)}"
+		ktap_test_pass "wireshark: $fx: frame $fr $(value role "$line" | cut -d' ' -f1) $*${label:+ ($label)}"
 	else
-		emit FAIL "wireshark: $fx: frame $fr${label:+ ($label)}" "${bad# }"
+		ktap_test_fail "wireshark: $fx: frame $fr${label:+ ($label)}" "${bad# }"
 	fi
 }
 
@@ -148,9 +146,9 @@ check_sends() {
 	done
 	local what="sends${rep:+ of the connection of frame $rep}"
 	if [ -z "$bad" ]; then
-		emit PASS "wireshark: $fx: $what $*${label:+ ($label)}"
+		ktap_test_pass "wireshark: $fx: $what $*${label:+ ($label)}"
 	else
-		emit FAIL "wireshark: $fx: $what${label:+ ($label)}" "${bad# }"
+		ktap_test_fail "wireshark: $fx: $what${label:+ ($label)}" "${bad# }"
 	fi
 }
 
@@ -174,5 +172,5 @@ while read -r fx what rest; do
 	*) check_frame "$fx" "$what" $rest ;;
 	esac
 done <"$expect"
-[ ${#decoded[@]} -gt 0 ] || emit FAIL "wireshark: fixtures" "no expectation in $expect"
-exit $KTAP_FAILED
+[ ${#decoded[@]} -gt 0 ] || ktap_test_fail "wireshark: fixtures" "no expectation in $expect"
+ktap_finished

@@ -72,8 +72,7 @@ cases=("$@")
 [ ${#cases[@]} -gt 0 ] || cases=(ours-ours stock-server-ours-client ours-server-stock-client)
 mkdir -p "$results"
 results=$(cd "$results" && pwd)
-echo "KTAP version 1"
-emit() { ktap_emit "$@"; }
+ktap_print_header
 
 # kv KEY LINE: the value of KEY=value in LINE (empty when absent)
 kv() { echo " $2" | grep -o " $1=[^ ,]*" | head -n 1 | cut -d= -f2; }
@@ -181,8 +180,9 @@ for name in "${cases[@]}"; do
 	ours-server-stock-client) ckern=stock ;;
 	ours-ours-siw) cargs+=(--transport siw) sargs="--transport siw" ;;
 	ours-ours-4k-16k) cargs=(--write 4096 --read 16384) ;;
-	*) emit FAIL "$name: capture" "unknown case"; continue ;;
+	*) ktap_test_fail "$name: capture" "unknown case"; continue ;;
 	esac
+	ktap_subtest_begin "$name"
 	dir=$results/$name
 	if [ "$again" = 1 ]; then
 		rc=$(cat "$dir.rc" 2>/dev/null || echo "?")
@@ -197,42 +197,33 @@ for name in "${cases[@]}"; do
 		msg "wireshark-live $name: guests exit $rc in $((SECONDS - start)) s"
 	fi
 	if [ "$rc" = 0 ] && [ -s "$dir/link.pcap" ]; then
-		emit PASS "$name: capture ($skern server, $ckern client)"
+		ktap_test_pass "capture ($skern server, $ckern client)"
 	else
-		why=$(grep -h '^not ok' "$dir"/*/tests.ktap 2>/dev/null | head -n 1)
+		why=$(ktap_failures "$dir"/*/tests.ktap | head -n 1)
 		for role in server client; do
 			c=$(guest_trouble "$dir" "$role")
 			[ -z "$c" ] || why="the $role guest $c"
 		done
-		emit FAIL "$name: capture ($skern server, $ckern client)" "guests exit $rc${why:+, $why}, see $dir"
-		[ -s "$dir/link.pcap" ] || continue
+		ktap_test_fail "capture ($skern server, $ckern client)" "guests exit $rc${why:+, $why}, see $dir"
+		[ -s "$dir/link.pcap" ] || { ktap_subtest_end; continue; }
 	fi
 	expectations "$dir" "$skern" "$ckern" >"$tmp/counts"
 	read -r nconn nviews nrej <"$tmp/counts"
 	if [ "$nrej" = 0 ]; then nrej=""; else nrej=" (and $nrej requests the server rejected)"; fi
 	if [ "$nconn" = "$nviews" ] && [ "$nconn" -gt 0 ]; then
-		emit PASS "$name: $nconn connections, each with the peers' views$nrej"
+		ktap_test_pass "$nconn connections, each with the peers' views$nrej"
 	else
-		emit FAIL "$name: connections" "$nconn in the capture$nrej, views of $nviews in $dir/client/views.txt"
+		ktap_test_fail "connections" "$nconn in the capture$nrej, views of $nviews in $dir/client/views.txt"
 	fi
-	[ "$nconn" -gt 0 ] || continue
+	[ "$nconn" -gt 0 ] || { ktap_subtest_end; continue; }
 	if [ -s "$tmp/missing" ]; then
-		emit FAIL "$name: views" "missing or empty in client/views.txt: $(paste -sd, "$tmp/missing")"
+		ktap_test_fail "views" "missing or empty in client/views.txt: $(paste -sd, "$tmp/missing")"
 	else
-		emit PASS "$name: every view read (server, client, trace, counters)"
+		ktap_test_pass "every view read (server, client, trace, counters)"
 	fi
-	# the dissector on this capture: check-fixtures.sh's results, renamed
-	while IFS= read -r line; do
-		case "$line" in
-		"ok "*)
-			line=${line#ok * }
-			emit PASS "$name: ${line#wireshark: link.pcap: }" ;;
-		"not ok "*)
-			line=${line#not ok * }
-			n=${line%% # *}
-			emit FAIL "$name: ${n#wireshark: link.pcap: }" "${line#* # }" ;;
-		esac
-	done < <("$here/check-fixtures.sh" "$dir/expected.txt")
+	# the dissector on this capture: check-fixtures.sh's own results, a
+	# subtest of this case
+	ktap_subtest_cmd dissector "$here/check-fixtures.sh" "$dir/expected.txt"
+	ktap_subtest_end
 done
-echo "1..$KTAP_COUNT"
-exit $KTAP_FAILED
+ktap_finished

@@ -9,7 +9,7 @@
 #
 #   dkms-install.sh DEB
 . "$(dirname "$0")/../lib.sh"
-FAILED=0
+ktap_begin dkms-install
 deb=$1
 krel=$(uname -r)
 pkg=$(dpkg-deb -f "$deb" Package)
@@ -96,4 +96,4 @@ else
 	fail "dkms-purge-stock-loaded" "modprobe -r/modprobe rpcrdma failed: $(lsmod | grep rpcrdma)"
 fi
 check_dmesg "dkms-install-dmesg-clean"
-exit $FAILED
+ktap_finished

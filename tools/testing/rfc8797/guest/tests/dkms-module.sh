@@ -11,7 +11,7 @@
 #
 #   dkms-module.sh [SCRIPT [ARGS...]]
 . "$(dirname "$0")/../lib.sh"
-FAILED=0
+ktap_begin dkms-module
 log "kernel $(uname -r), userland $(. /etc/os-release && echo "$PRETTY_NAME")"
 file=$(modinfo -n rpcrdma 2>&1)
 case "$file" in
@@ -57,7 +57,10 @@ if [ $(( $(cat /proc/sys/kernel/tainted) & 4096 )) -ne 0 ]; then
 else
 	fail "dkms-taint-out-of-tree" "taint $(cat /proc/sys/kernel/tainted) lacks O (4096)"
 fi
+# this script's block ends before SCRIPT's begins
+ktap_subtest_end
+rc=$?
 if [ $# -gt 0 ]; then
-	"$@" || FAILED=1
+	"$@" || rc=1
 fi
-exit $FAILED
+exit $rc

@@ -31,7 +31,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/hostile-table.sh"
 
-FAILED=0
+ktap_begin hostile-client
 hostile_start client "${1:-}"
 MNT=/mnt/hostile
 mkdir -p $MNT
@@ -296,4 +296,4 @@ else
 fi
 
 check_dmesg dmesg-clean
-exit $FAILED
+ktap_finished

@@ -27,7 +27,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/hostile-table.sh"
 
-FAILED=0
+ktap_begin hostile-server
 hostile_start server "${1:-}"
 SYS=/proc/sys/sunrpc/svc_rdma
 
@@ -261,4 +261,4 @@ server_view() {
 nfs_after server_view
 
 check_dmesg dmesg-clean
-exit $FAILED
+ktap_finished

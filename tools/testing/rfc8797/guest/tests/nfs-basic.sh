@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || set -- 3 4.0 4.1 4.2
 prefix=${prefix:-$transport}
-FAILED=0
+ktap_begin nfs-basic
 TRANSPORT=$transport
 transport_expect "$transport"
 
@@ -115,4 +115,4 @@ for v in "$@"; do
 done
 
 check_dmesg "$prefix-dmesg-clean"
-exit $FAILED
+ktap_finished

@@ -38,7 +38,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/hostile-table.sh"
 
-FAILED=0
+ktap_begin send-queue
 hostile_start server
 SYS=/proc/sys/sunrpc/svc_rdma
 MNT=/mnt/chunks
@@ -237,4 +237,4 @@ for credits in 128 256; do
 	umount_nfs $MNT
 done
 check_dmesg dmesg-clean
-exit $FAILED
+ktap_finished

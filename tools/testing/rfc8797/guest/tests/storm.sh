@@ -24,7 +24,7 @@
 # before the mount; no hung task, oops or sanitizer report; on a
 # kmemleak kernel, no leak from the RPC/RDMA code.
 . "$(dirname "$0")/../lib.sh"
-FAILED=0
+ktap_begin storm
 want=${1:-10}
 F=/sys/kernel/debug/fail_sunrpc
 mnt=/mnt/storm
@@ -203,4 +203,4 @@ if [ -e /sys/kernel/debug/kmemleak ]; then
 	log "kmemleak: $(grep -c unreferenced /results/kmemleak.txt) unreferenced objects in all"
 fi
 check_dmesg storm-dmesg-clean
-exit $FAILED
+ktap_finished

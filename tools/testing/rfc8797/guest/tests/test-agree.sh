@@ -8,7 +8,7 @@
 # and NFSv3 and NFSv4.2 data must survive with checksums.  Runs over
 # $TRANSPORT (rxe or siw).
 . "$(dirname "$0")/../lib.sh"
-FAILED=0
+ktap_begin agree
 S=/proc/sys/sunrpc/svc_rdma
 
 kv() {	# kv KEY: KEY's value on the last line of the server's list
@@ -63,4 +63,4 @@ for cfg in "1024 1024 1 1024 0 1" "4096 4096 1 4096 0 1" "16384 16384 1 16384 0 
 	done
 done
 check_dmesg dmesg-clean
-exit $FAILED
+ktap_finished

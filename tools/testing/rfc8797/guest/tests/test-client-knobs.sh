@@ -14,7 +14,7 @@
 # ways.  The client's view is its transport's sysfs xprt_info.
 . "$(dirname "$0")/../lib.sh"
 
-FAILED=0
+ktap_begin client-knobs
 SVC_PRIVATE_KNOB=/proc/sys/sunrpc/svc_rdma/cm_private_data
 
 modprobe rpcrdma 2>/dev/null
@@ -98,4 +98,4 @@ fi
 trace_dump | grep -o 'xprtrdma_\(cm_private\|inline_thresh\).*' | sort | uniq -c
 
 check_dmesg dmesg-clean
-exit $FAILED
+ktap_finished

@@ -14,7 +14,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 SRV=${1:-32768}
-FAILED=0
+ktap_begin client-negotiate
 
 kround() { echo $(($1 / 1024 * 1024)); }
 
@@ -69,4 +69,4 @@ for cfg in 1024:1024 4096:4096 16384:16384 65536:65536 2048:65536 5000:3000; do
 done
 
 check_dmesg dmesg-clean
-exit $FAILED
+ktap_finished

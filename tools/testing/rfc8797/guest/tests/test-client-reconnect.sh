@@ -8,7 +8,7 @@
 # dmesg must stay clean.  The client advertises 16 KiB both ways.
 . "$(dirname "$0")/../lib.sh"
 
-FAILED=0
+ktap_begin client-reconnect
 
 setup_rdma || { fail setup "rdma link add failed"; exit 1; }
 check_transport transport
@@ -107,4 +107,4 @@ done
 trace_dump | grep -o 'xprtrdma_\(cm_private\|inline_thresh\|connect\).*' | tail -n 40
 
 check_dmesg dmesg-clean
-exit $FAILED
+ktap_finished

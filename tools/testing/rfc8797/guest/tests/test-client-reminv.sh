@@ -10,7 +10,7 @@
 # offered and no reply may carry an invalidation, Y or N.
 . "$(dirname "$0")/../lib.sh"
 
-FAILED=0
+ktap_begin client-reminv
 
 setup_nfs_rdma
 client_set max_inline_read 4096
@@ -73,4 +73,4 @@ for v in 3 4.2; do
 done
 
 check_dmesg dmesg-clean
-exit $FAILED
+ktap_finished

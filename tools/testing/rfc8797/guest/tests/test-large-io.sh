@@ -16,7 +16,7 @@
 # and each fio run has its own limit after which the stacks of blocked
 # tasks are dumped (sysrq w) and the step fails.
 . "$(dirname "$0")/../lib.sh"
-FAILED=0
+ktap_begin large-io
 S=/proc/sys/sunrpc/svc_rdma
 
 thresholds="1024 4096 65536"
@@ -71,4 +71,4 @@ for th in $thresholds; do
 	done
 done
 check_dmesg dmesg-clean
-exit $FAILED
+ktap_finished

@@ -14,7 +14,7 @@
 # rxe and siw both can; on one that could not, "both on" expects none.
 . "$(dirname "$0")/../lib.sh"
 
-FAILED=0
+ktap_begin server-remote-inv
 SYS=/proc/sys/sunrpc/svc_rdma
 MNT=/mnt/ri
 
@@ -111,4 +111,4 @@ else
 fi
 
 check_dmesg srv-rinv-dmesg-clean
-exit $FAILED
+ktap_finished

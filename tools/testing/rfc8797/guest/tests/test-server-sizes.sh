@@ -12,7 +12,7 @@
 # RFC 8166 defaults for the server.
 . "$(dirname "$0")/../lib.sh"
 
-FAILED=0
+ktap_begin server-sizes
 MNT=/mnt/sz
 SYS=/proc/sys/sunrpc/svc_rdma
 
@@ -178,4 +178,4 @@ echo 0 >$SYS/max_send_size && pass srv-sizes-send-size-zero-ok ||
 	fail srv-sizes-send-size-zero-ok "0 refused"
 
 check_dmesg srv-sizes-dmesg-clean
-exit $FAILED
+ktap_finished

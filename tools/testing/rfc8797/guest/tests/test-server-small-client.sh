@@ -8,7 +8,7 @@
 # for NFSv3 and NFSv4.2.
 . "$(dirname "$0")/../lib.sh"
 
-FAILED=0
+ktap_begin server-small-client
 SYS=/proc/sys/sunrpc/svc_rdma
 NFILES=${NFILES:-600}
 
@@ -106,4 +106,4 @@ else
 	pass srv-small-dmesg-rdma
 fi
 check_dmesg srv-small-dmesg-clean
-exit $FAILED
+ktap_finished

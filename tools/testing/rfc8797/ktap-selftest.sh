@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The harness's KTAP writer and reader, tested together on the host (the
+# "ktap" stage of check.sh, a few seconds): small test scripts written the
+# way the guests' tests are (guest/lib.sh: ktap_begin, pass, fail, skip,
+# ktap_finished; one results file for all of them, as a guest has), read
+# by ktap.py, and then by check.sh itself (its hidden "import" stage), to
+# show that
+#   - a test that dies halfway (killed, as by a guest crash) is a failure
+#     ("stopped early"), whatever results it gave before;
+#   - a test that ends before its plan is complete is a failure;
+#   - a skip is reported as a skip and never counted as a pass: a run of
+#     skips only fails;
+#   - blocks of several scripts in one file, nested blocks and a
+#     command's own KTAP embedded as a subtest keep their results apart.
+# Prints KTAP on stdout.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ktap_print_header
+
+# fixture FILE NAME BODY: a guest-style test script NAME (BODY after
+# sourcing guest/lib.sh) writing its results to FILE; prints its exit
+# status
+fixture() {
+	printf '#!/bin/bash\nKTAP_RESULTS=%q\n. %q\n%s\n' "$1" "$RFC_HARNESS/guest/lib.sh" "$3" \
+		>"$tmp/$2.sh"
+	# (the compound's stderr: the shell's "Killed" line for the killed one)
+	{ bash "$tmp/$2.sh" >"$tmp/$2.out" 2>&1; echo $? >"$tmp/$2.rc"; } 2>/dev/null
+	cat "$tmp/$2.rc"
+}
+
+# expect NAME WANT GOT: one result, WANT and GOT compared
+expect() {
+	if [ "$2" = "$3" ]; then
+		ktap_test_pass "$1"
+	else
+		ktap_test_fail "$1" "want '$2', got '$3'"
+	fi
+}
+
+# flat FILE: ktap.py's reading of FILE, one line per result, "|" between
+flat() { ktap_flat "$1" | paste -sd'|'; }
+
+f=$tmp/guest.ktap
+expect "complete test exits 0" 0 "$(fixture "$f" complete \
+	'ktap_begin complete 3; pass a; skip b "no device"; check c true; ktap_finished')"
+expect "failing test exits 1" 1 "$(fixture "$f" failing \
+	'ktap_begin failing; pass a; fail b "b is wrong"; ktap_finished')"
+expect "test short of its plan exits 1" 1 "$(fixture "$f" short \
+	'ktap_begin short 3; pass a; exit 0')"
+expect "test that exits early after a failure keeps its status" 1 "$(fixture "$f" setup \
+	'ktap_begin setup; fail setup "rdma link add failed"; exit 1')"
+expect "killed test" 137 "$(fixture "$f" killed \
+	'ktap_begin killed 4; pass a; pass b; kill -9 $$')"
+expect "ktap.py reads the shared file" \
+	"ok complete: a|ok complete: b # SKIP no device|ok complete: c|ok failing: a|not ok failing: b # b is wrong|ok short: a|not ok short: plan # 1 results, plan 1..3|not ok setup: setup # rdma link add failed|ok killed: a|ok killed: b|not ok killed: finished # stopped early: no result line closes it (2 results, the last 'b')|not ok killed: plan # 2 results, plan 1..4" \
+	"$(flat "$f")"
+
+f=$tmp/nested.ktap
+expect "nested blocks and an embedded command" 1 "$(fixture "$f" nested \
+	'ktap_begin outer; ktap_subtest_begin inner 1; pass x; ktap_subtest_end
+	 ktap_subtest_cmd embedded bash -c "echo KTAP version 1; echo ok 1 e1; echo not ok 2 e2 \# why; exit 1"
+	 pass after; ktap_finished')"
+expect "ktap.py reads nested blocks" \
+	"ok outer: inner: x|ok outer: embedded: e1|not ok outer: embedded: e2 # why|ok outer: after" \
+	"$(flat "$f")"
+
+# check.sh's own accounting of what ktap.py reads
+imported() {
+	local out
+	out=$(RFC8797_CHECK_RUN=$tmp/run-$2 KTAP_IMPORT=$1 "$RFC_HARNESS/check.sh" import 2>/dev/null)
+	echo "exit $? $(echo "$out" | grep -E 'skipped|passed' | paste -sd' ')"
+}
+f=$tmp/skips.ktap
+fixture "$f" skips 'ktap_begin skips; skip a "no device"; skip b "no device"; ktap_finished' >/dev/null
+expect "check.sh: skips only are no pass" "exit 1 2 skipped (not counted as passed) 0 passed, 0 failed" \
+	"$(imported "$f" skips)"
+f=$tmp/mixed.ktap
+fixture "$f" mixed 'ktap_begin mixed; pass a; skip b "no device"; ktap_finished' >/dev/null
+expect "check.sh: a pass and a skip" "exit 0 1 skipped (not counted as passed) 1 passed, 0 failed" \
+	"$(imported "$f" mixed)"
+f=$tmp/died.ktap
+fixture "$f" died 'ktap_begin died; pass a; kill -9 $$' >/dev/null
+expect "check.sh: a test that died is a failure" "exit 1 1 passed, 1 failed" \
+	"$(imported "$f" died)"
+expect "check.sh: a missing results file is a failure" "exit 1 0 passed, 1 failed" \
+	"$(imported "$tmp/none.ktap" none)"
+ktap_finished

@@ -1,0 +1,207 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# The one KTAP writer of the rfc8797 harness, for host scripts and guest
+# tests alike, after tools/testing/selftests/kselftest/ktap_helpers.sh.
+# Sourcing it defines the functions below and zeroes the counters;
+# nothing is written until one is called.  ktap.py is the one reader.
+#
+#   ktap_open [FILE]            results go to stdout and, with FILE, are
+#                               appended to FILE as well
+#   ktap_print_header           "KTAP version 1" (in FILE only when FILE
+#                               is still empty: several scripts may
+#                               write one file)
+#   ktap_set_plan N             "1..N": the results this script gives
+#   ktap_test_pass NAME
+#   ktap_test_fail NAME [REASON]
+#   ktap_test_skip NAME REASON  a skip, never counted as a pass
+#   ktap_test_result NAME CMD...
+#                               pass when CMD succeeds, else fail
+#   ktap_subtest_begin NAME [N] a nested block: its own version line,
+#                               name, plan (with N) and counters, its
+#                               results indented; blocks nest
+#   ktap_subtest_end [STATUS]   the block's result line one level up, "ok"
+#                               when nothing in it failed, the plan (if
+#                               any) was met and STATUS (default 0) is 0;
+#                               a script that exits closes its open
+#                               blocks (an exit trap) with its status
+#   ktap_subtest_cmd NAME CMD...
+#                               CMD's own KTAP output (on its stdout) as
+#                               the nested block NAME, its result CMD's
+#                               exit status: sub-results travel as they
+#                               are, nobody parses them but ktap.py
+#   ktap_print_totals           "# totals: pass:P fail:F skip:S"
+#   ktap_finished               totals, then exit 0 when nothing failed
+#                               and the plan (if any) was met, else 1
+#
+# The result line of an outermost block in FILE is numbered after the
+# result lines FILE already holds at that level (other scripts' blocks:
+# a guest's scripts share /results/tests.ktap).  A block that is never
+# ended (the guest crashed, the script was killed) has no result line:
+# ktap.py reports it as a test that stopped early, and a plan as the
+# results missing from it.
+# Counters: KTAP_TESTNUM (results so far), KTAP_CNT_PASS, KTAP_CNT_FAIL,
+# KTAP_CNT_SKIP; KTAP_PLAN.
+
+KTAP_FILE="" KTAP_INDENT="" KTAP_PLAN="" KTAP_SUBTEST=""
+KTAP_TESTNUM=0 KTAP_CNT_PASS=0 KTAP_CNT_FAIL=0 KTAP_CNT_SKIP=0
+KTAP_STACK=()	# the enclosing levels' state, one word each
+KTAP_SAVED_TRAP=""	# the EXIT trap the script had before its first block
+
+ktap_open() { KTAP_FILE=${1:-}; }
+
+# ktap_line LINE: LINE, indented to the current block, on stdout and in
+# KTAP_FILE
+ktap_line() {
+	echo "$KTAP_INDENT$1"
+	[ -z "$KTAP_FILE" ] || echo "$KTAP_INDENT$1" >>"$KTAP_FILE"
+}
+
+ktap_print_header() {
+	echo "KTAP version 1"
+	[ -z "$KTAP_FILE" ] || [ -s "$KTAP_FILE" ] || echo "KTAP version 1" >>"$KTAP_FILE"
+}
+
+ktap_set_plan() {
+	KTAP_PLAN=$1
+	ktap_line "1..$1"
+}
+
+# ktap_result ok|"not ok" NAME [DIRECTIVE]
+ktap_result() {
+	KTAP_TESTNUM=$((KTAP_TESTNUM + 1))
+	ktap_line "$1 $KTAP_TESTNUM $2${3:+ # ${3//$'\n'/ }}"
+}
+ktap_test_pass() {
+	KTAP_CNT_PASS=$((KTAP_CNT_PASS + 1))
+	ktap_result ok "$1"
+}
+ktap_test_fail() {
+	KTAP_CNT_FAIL=$((KTAP_CNT_FAIL + 1))
+	ktap_result "not ok" "$1" "${2:-failed}"
+}
+ktap_test_skip() {
+	KTAP_CNT_SKIP=$((KTAP_CNT_SKIP + 1))
+	ktap_result ok "$1" "SKIP ${2:-skipped}"
+}
+ktap_test_result() {
+	local name=$1
+	shift
+	if "$@"; then
+		ktap_test_pass "$name"
+	else
+		ktap_test_fail "$name" "'$*' failed"
+	fi
+}
+
+# ktap_ok: nothing failed and the plan, if any, was met
+ktap_ok() {
+	[ "$KTAP_CNT_FAIL" = 0 ] && { [ -z "$KTAP_PLAN" ] || [ "$KTAP_PLAN" = "$KTAP_TESTNUM" ]; }
+}
+
+ktap_print_totals() {
+	ktap_line "# totals: pass:$KTAP_CNT_PASS fail:$KTAP_CNT_FAIL skip:$KTAP_CNT_SKIP"
+}
+
+ktap_subtest_begin() {
+	[ -n "$KTAP_INDENT" ] || ktap_print_header >/dev/null
+	KTAP_STACK+=("$KTAP_TESTNUM:$KTAP_CNT_PASS:$KTAP_CNT_FAIL:$KTAP_CNT_SKIP:$KTAP_PLAN:$KTAP_SUBTEST")
+	KTAP_INDENT="$KTAP_INDENT    "
+	KTAP_TESTNUM=0 KTAP_CNT_PASS=0 KTAP_CNT_FAIL=0 KTAP_CNT_SKIP=0 KTAP_PLAN="" KTAP_SUBTEST=$1
+	ktap_line "KTAP version 1"
+	ktap_line "# Subtest: $1"
+	[ -z "${2:-}" ] || ktap_set_plan "$2"
+	if [ ${#KTAP_STACK[@]} = 1 ]; then
+		KTAP_SAVED_TRAP=$(trap -p EXIT)
+		trap 'ktap_exit_trap $?' EXIT
+	fi
+}
+
+ktap_subtest_end() {
+	local status=${1:-0}
+	[ ${#KTAP_STACK[@]} -gt 0 ] || return "$status"
+	ktap_print_totals
+	if ! ktap_ok; then
+		ktap_pop "$KTAP_CNT_FAIL failed, $KTAP_TESTNUM results${KTAP_PLAN:+ of a plan of $KTAP_PLAN}"
+	elif [ "$status" != 0 ]; then
+		ktap_pop "exit $status"
+	else
+		ktap_pop ""
+	fi
+}
+
+# ktap_pop [REASON]: back to the enclosing level, with the block's result
+# line there: "ok" without a REASON, else "not ok" for REASON
+ktap_pop() {
+	local name=$KTAP_SUBTEST n l
+	local -a lines outer
+	IFS=: read -r -a outer <<<"${KTAP_STACK[-1]}"
+	unset 'KTAP_STACK[-1]'
+	KTAP_INDENT=${KTAP_INDENT%    }
+	KTAP_TESTNUM=${outer[0]} KTAP_CNT_PASS=${outer[1]} KTAP_CNT_FAIL=${outer[2]}
+	KTAP_CNT_SKIP=${outer[3]} KTAP_PLAN=${outer[4]} KTAP_SUBTEST=${outer[5]:-}
+	if [ -z "$KTAP_INDENT" ] && [ -n "$KTAP_FILE" ]; then
+		n=0
+		mapfile -t lines <"$KTAP_FILE"
+		for l in "${lines[@]}"; do
+			case "$l" in "ok "*|"not ok "*) n=$((n + 1)) ;; esac
+		done
+		KTAP_TESTNUM=$n
+	fi
+	[ ${#KTAP_STACK[@]} -gt 0 ] || eval "${KTAP_SAVED_TRAP:-trap - EXIT}"
+	if [ -z "$1" ]; then
+		ktap_test_pass "$name"
+	else
+		ktap_test_fail "$name" "$1"
+		return 1
+	fi
+}
+
+# ktap_close_all STATUS: every open block ended; false when one failed
+ktap_close_all() {
+	local rc=0
+	while [ ${#KTAP_STACK[@]} -gt 0 ]; do
+		ktap_subtest_end "$1" || rc=1
+	done
+	return $rc
+}
+# the exit trap: a script that exits with blocks open ends them, and
+# exits non-zero when one of them failed; then the script's own exit
+# trap, if it had one
+ktap_exit_trap() {
+	local status=$1 saved=$KTAP_SAVED_TRAP
+	ktap_close_all "$status" || [ "$status" != 0 ] || status=1
+	trap - EXIT
+	if [ -n "$saved" ]; then
+		eval "set -- $saved"
+		eval "$3"
+	fi
+	exit "$status"
+}
+
+ktap_subtest_cmd() {
+	local name=$1 rc line out
+	shift
+	out=$(mktemp) || return 1
+	"$@" >"$out"
+	rc=$?
+	KTAP_STACK+=("$KTAP_TESTNUM:$KTAP_CNT_PASS:$KTAP_CNT_FAIL:$KTAP_CNT_SKIP:$KTAP_PLAN:$KTAP_SUBTEST")
+	KTAP_INDENT="$KTAP_INDENT    " KTAP_SUBTEST=$name
+	ktap_line "# Subtest: $name"
+	while IFS= read -r line; do
+		ktap_line "$line"
+	done <"$out"
+	rm -f "$out"
+	# its results are its own (ktap.py reads them): this level says
+	# only how it ended
+	if [ "$rc" = 0 ]; then ktap_pop ""; else ktap_pop "exit $rc"; fi
+}
+
+ktap_finished() {
+	if [ ${#KTAP_STACK[@]} -gt 0 ]; then
+		ktap_close_all 0
+		exit $?
+	fi
+	ktap_print_totals
+	ktap_ok
+	exit $?
+}
