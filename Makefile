@@ -88,7 +88,7 @@ build-debug: tree
 	@$(H)/build.sh --variant debug $(H)/debug.config >/dev/null
 
 check-debug: build-debug
-	@RFC8797_KERNEL=debug E2E_TIMEOUT=3600 STORM_DISCONNECTS=50 HOSTILE_QUICK= \
+	@RFC8797_KERNEL=debug E2E_TIMEOUT=3600 STORM_DISCONNECTS=50 HOSTILE_TABLE=full \
 		E2E_TESTS="agree client-reminv server-remote-inv" $(H)/check.sh kunit kunit_upstream hostile sendqueue e2e storm
 
 kunit: build
@@ -151,7 +151,7 @@ help:
 	@echo "  E2E_SIW_TESTS      tests also run over siw, or \"all\" (default: the data and negotiation subset)"
 	@echo "  E2E_BASIC_ONLY     set: only the basic e2e guest per transport"
 	@echo "  E2E_TIMEOUT        time limit of each e2e guest, seconds (default 900)"
-	@echo "  HOSTILE_QUICK      set and empty: the full hostile table (default: the quick subset)"
+	@echo "  HOSTILE_TABLE      full: the whole hostile table (default: quick, its quick subset)"
 	@echo "  STORM_DISCONNECTS  forced disconnects of the storm stage (default 5)"
 	@echo "  INTEROP_CELLS      make interop: only the cells whose name matches this regex"
 	@echo "  DKMS_TESTS         dkms stage: guest/tests/test-NAME.sh also run on the stock kernel with"
@@ -165,6 +165,8 @@ help:
 	@echo "                     server-remote-inv)"
 	@echo "  TRIXIE_REFRESH     set: debootstrap the cached trixie root again"
 	@echo "  INTEROP_VERSIONS   make interop: only these NFS versions, e.g. 4.2 (default: 3 4.2)"
+	@echo "  DEBIAN_RETRIES     how often a guest (pair) that Debian's kernel crashed, ours not,"
+	@echo "                     runs again (default 2); DEBIAN_RUN_RETRIES: per script run (default 3)"
 	@echo "  BENCH              make bench: full (default, under 60 minutes), quick (under 15),"
 	@echo "                     sweep (counters and memory only) or link (perftest only)"
 	@echo "  BENCH_ROUNDS       make bench: interleaved rounds (default 3, link 1)"

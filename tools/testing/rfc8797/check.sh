@@ -18,7 +18,7 @@
 # RFC8797_KERNEL=debug (make check-debug) boots the sanitizer kernel in
 # every guest; E2E_TRANSPORTS (default "rxe siw") picks the transports
 # of the e2e and hostile stages; the hostile table runs its quick subset
-# unless HOSTILE_QUICK is set and empty (make check-debug); STORM_DISCONNECTS sets the storm's target;
+# unless HOSTILE_TABLE=full (make check-debug); STORM_DISCONNECTS sets the storm's target;
 # E2E_TESTS="agree ..." restricts the e2e stage to those guest/tests/test-*.sh.
 #
 # RFC8797_INJECT=checksum|warning makes the end-to-end guest corrupt a
@@ -28,6 +28,7 @@
 # the retry.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+resolve_base || exit 1
 check_inject
 
 stages=("$@")
@@ -42,7 +43,7 @@ ALL_STAGES=(ktap kunit sparse checkpatch fuzz wireshark e2e hostile sendqueue st
 CHECK_STAGES_6_12=${CHECK_STAGES_6_12:-kunit sparse checkpatch sendqueue interop dkms trixie}
 read -r -a bases <<<"${CHECK_BASES:-$RFC_BASE}"
 transports=${E2E_TRANSPORTS:-rxe siw}
-HOSTILE_QUICK=${HOSTILE_QUICK-1}	# set and empty: the full table
+HOSTILE_TABLE=${HOSTILE_TABLE:-quick}	# quick or full
 if [ ${#bases[@]} -gt 1 ]; then
 	run=$CACHE_ROOT/check/$(date +%Y%m%d-%H%M%S)-$$
 else
@@ -236,15 +237,15 @@ on_debian_kernel() { case "${RFC8797_KERNEL:-}" in dkms | stock | trixie) true ;
 # e2e_guest NAME TRANSPORT SCRIPT ARGS...: run SCRIPT in a guest whose
 # tests use TRANSPORT (rxe or siw), import its results.  A guest on
 # Debian's kernel (RFC8797_KERNEL=dkms, stock or trixie) that crashed with no
-# module of ours loaded (stock_boot_crash) is booted once more, and the
-# retry reported: Debian's 6.12 has double-faulted under TCG in an
+# module of ours loaded (stock_boot_crash) is booted again as lib.sh's
+# debian_retry allows, and every retry reported: Debian's 6.12 has double-faulted under TCG in an
 # initcall 0.8 s into its boot (kmem_cache_alloc_node_noprof), before
 # any test.  A crash of our kernel, or with our rpcrdma.ko loaded, is
 # never retried.
 e2e_guest() {
 	local name=$1 tr=$2 r=$run/$1 rc attempt inject c
 	shift 2
-	for attempt in 1 2; do
+	for ((attempt = 1; ; attempt++)); do
 		inject=${RFC8797_INJECT:-}
 		# stock-boot-crash: the first boot on Debian's kernel only
 		if [ "$inject" = stock-boot-crash ]; then
@@ -255,12 +256,10 @@ e2e_guest() {
 			--timeout "${E2E_TIMEOUT:-900}" \
 			--append "rfc8797.inject=$inject rfc8797.transport=$tr" "$@"
 		rc=$?
-		if [ "$rc" = 0 ] || [ "$attempt" = 2 ]; then
-			break
-		fi
-		c=$(stock_boot_crash "$name") || break
-		mv "$r" "$r.attempt1"
-		echo "# RETRY $name: Debian's kernel crashed with no module of ours loaded ($c); first attempt kept in $r.attempt1" |
+		[ "$rc" != 0 ] || break
+		c=$(stock_boot_crash "$name") && debian_retry "$attempt" || break
+		mv "$r" "$r.attempt$attempt"
+		echo "# RETRY $name: Debian's kernel crashed with no module of ours loaded ($c); attempt $attempt kept in $r.attempt$attempt" |
 			tee -a "$results" >&2
 	done
 	import_ktap "$r/tests.ktap" "$name: "
@@ -325,12 +324,13 @@ cm_peer_build() {
 # The hostile-input table: crafted RDMA-CM peers (tools/testing/rfc8797/
 # cm-peer) against our server and our client, over each transport.
 stage_hostile() {
-	local tr role
+	local tr role quick=--quick
+	[ "$HOSTILE_TABLE" != full ] || quick=""
 	cm_peer_build hostile || return
 	for tr in $transports; do
 		for role in server client; do
 			e2e_guest "hostile-$tr-$role" "$tr" "$RFC_HARNESS/guest/tests/hostile-$role.sh" \
-				${HOSTILE_QUICK:+--quick}
+				${quick:+"$quick"}
 		done
 	done
 }

@@ -4,6 +4,7 @@
 # when everything is already there.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+resolve_base || exit 1
 
 # The base's source is installed when the base is the pin; any other
 # base (RFC8797_BASE_VERSION, or the fallback when Debian no longer

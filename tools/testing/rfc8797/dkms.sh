@@ -42,6 +42,7 @@
 # check cannot see.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+resolve_base || exit 1
 
 NAME=rpcrdma-rfc8797
 PKG=$NAME-dkms

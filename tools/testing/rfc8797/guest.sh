@@ -35,6 +35,7 @@
 # 124 means the time limit hit, 125 that the guest died without one.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+resolve_base || exit 1
 
 kernel=${RFC8797_KERNEL:-ours} timeout_s=600 mem=2048 cpus=2 append="" net="" mac="" dump="" name=guest
 results="" quiet=0 shell=0 rootdir=/

@@ -23,6 +23,7 @@
 # and "interop CELL nfsV counters" to FILE (for check.sh).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+resolve_base || exit 1
 check_inject
 
 quick=0 rfile=""
@@ -148,12 +149,6 @@ table=$out/matrix.md
 	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 } >"$table"
 
-# kv KEY LINE: the value of KEY=value in LINE, "na" when absent
-kv() {
-	local v
-	v=$(echo " $2" | grep -o " $1=[^ ]*" | head -n 1 | cut -d= -f2)
-	echo "${v:-na}"
-}
 # add A B: the sum, "na" if either is
 add() { case "$1$2" in *na*) echo na ;; *) echo $(($1 + $2)) ;; esac; }
 known() { [ "$1" != na ]; }
@@ -166,20 +161,22 @@ status_name() {
 # sub A B: A - B, "na" if either is
 sub() { case "$1$2" in *na*) echo na ;; *) echo $(($1 - $2)) ;; esac; }
 
-# counters DIR V EXPECT CLIENT_KERNEL SERVER_KERNEL: for one NFS version
-# of one cell, from the snapshots both guests took before each mount and
-# before each unmount (guest/interop-client.sh, guest/interop-server.sh), set
-# ccol and scol (the table's counter columns), sview (the server view),
-# clast (the client's last counters line), sline (the server's
-# connection line) and cverdict ("pass" or why it fails).  Client
+# counters OUT DIR V EXPECT CLIENT_KERNEL SERVER_KERNEL: for one NFS
+# version of one cell, from the snapshots both guests took before each
+# mount and before each unmount (guest/interop-client.sh,
+# guest/interop-server.sh), fills the caller's associative array named
+# OUT: ccol and scol (the table's counter columns), sview (the server
+# view), clast (the client's last counters line) and verdict ("pass" or
+# why it fails).  Client
 # mountstats counters are per mount (a fresh transport each time), the
 # server's and the tracepoint counts are differences from the snapshot
 # taken before that mount.
 counters() {
-	local dir=$1 v=$2 expect=$3 ckern=$4 skern=$5 tag c c0 s s0 miss x
+	local -n _out=$1
+	local dir=$2 v=$3 expect=$4 ckern=$5 skern=$6 tag c c0 s s0 miss x
 	local li=0 ri=0 un=0 mm=0 reminv=0 inv=0 plain=0 tswi=0 tplain=0
-	local pri pinv ptswi prem pswi swi why=()
-	clast="" sline=""
+	local pri pinv ptswi prem pswi swi why=() clast="" sline="" ccol scol sview
+	_out=()
 	for tag in fio read; do
 		c=$(grep "^tag=nfs$v-$tag " "$dir/client/counters.txt" 2>/dev/null | tail -n 1)
 		c0=$(grep "^tag=nfs$v-$tag-start " "$dir/client/counters.txt" 2>/dev/null | tail -n 1)
@@ -198,15 +195,15 @@ counters() {
 			li=na ri=na un=na mm=na reminv=na inv=na plain=na tswi=na tplain=na
 			continue
 		fi
-		pri=$(kv ri "$c")
-		pinv=$(sub "$(kv send_inv "$s")" "$(kv send_inv "$s0")")
-		ptswi=$(sub "$(kv trace_swi "$s")" "$(kv trace_swi "$s0")")
-		prem=$(sub "$(kv reminv "$c")" "$(kv reminv "$c0")")
-		li=$(add "$li" "$(kv li "$c")") ri=$(add "$ri" "$pri")
-		un=$(add "$un" "$(kv un "$c")") mm=$(add "$mm" "$(kv mm "$c")")
+		pri=$(field ri "$c" na)
+		pinv=$(sub "$(field send_inv "$s" na)" "$(field send_inv "$s0" na)")
+		ptswi=$(sub "$(field trace_swi "$s" na)" "$(field trace_swi "$s0" na)")
+		prem=$(sub "$(field reminv "$c" na)" "$(field reminv "$c0" na)")
+		li=$(add "$li" "$(field li "$c" na)") ri=$(add "$ri" "$pri")
+		un=$(add "$un" "$(field un "$c" na)") mm=$(add "$mm" "$(field mm "$c" na)")
 		inv=$(add "$inv" "$pinv") tswi=$(add "$tswi" "$ptswi") reminv=$(add "$reminv" "$prem")
-		plain=$(add "$plain" "$(sub "$(kv send_plain "$s")" "$(kv send_plain "$s0")")")
-		tplain=$(add "$tplain" "$(sub "$(kv trace_plain "$s")" "$(kv trace_plain "$s0")")")
+		plain=$(add "$plain" "$(sub "$(field send_plain "$s" na)" "$(field send_plain "$s0" na)")")
+		tplain=$(add "$tplain" "$(sub "$(field trace_plain "$s" na)" "$(field trace_plain "$s0" na)")")
 		# exact per mount: the client sent no RPC while the server counted
 		if known "$pinv" && known "$ptswi" && [ "$pinv" != "$ptswi" ]; then
 			why+=("$tag: server counter send_inv +$pinv but $ptswi svcrdma_post_send with an inv_rkey")
@@ -234,7 +231,7 @@ counters() {
 	sview="n/a (stock)"
 	if is_ours "$skern"; then
 		if [ -n "$sline" ] && [ "$sline" != "n/a (stock)" ]; then
-			sview="$(kv status "$sline") client_r=$(kv client_r "$sline") server_r=$(kv server_r "$sline") c2s/s2c=$(kv c2s "$sline")/$(kv s2c "$sline") r=$(kv r "$sline") sent=$(kv server_sent "$sline")"
+			sview="$(field status "$sline" na) client_r=$(field client_r "$sline" na) server_r=$(field server_r "$sline" na) c2s/s2c=$(field c2s "$sline" na)/$(field s2c "$sline" na) r=$(field r "$sline" na) sent=$(field server_sent "$sline" na)"
 		else
 			sview=n/a
 			why+=("our server listed no connection while the client was connected")
@@ -261,8 +258,8 @@ counters() {
 		elif known "$un"; then
 			[ "$un" = 0 ] || why+=("$un invalidations counted as not negotiated, want 0")
 		fi
-		if is_ours "$skern" && [ "$(kv r "$sline")" != 1 ]; then
-			why+=("server r=$(kv r "$sline"), want 1")
+		if is_ours "$skern" && [ "$(field r "$sline" na)" != 1 ]; then
+			why+=("server r=$(field r "$sline" na), want 1")
 		fi
 		;;
 	inline)
@@ -272,7 +269,7 @@ counters() {
 		else
 			why+=("the client's invalidation counters are missing")
 		fi
-		[ "$(kv r "$sline")" = 1 ] || why+=("server r=$(kv r "$sline"), want 1")
+		[ "$(field r "$sline" na)" = 1 ] || why+=("server r=$(field r "$sline" na), want 1")
 		;;
 	none)
 		[ "$swi" = 0 ] || why+=("Send With Invalidate used ($swi) without R")
@@ -280,34 +277,31 @@ counters() {
 		# fio alone registers memory for 2048 4 KiB writes and as many
 		# verify reads, none of which fits inline at these thresholds
 		known "$li" && [ "$li" -ge 2048 ] || why+=("client posted only $li LOCAL_INVs, want >= 2048")
-		if is_ours "$skern" && [ "$(kv r "$sline")" != 0 ]; then
-			why+=("server r=$(kv r "$sline"), want 0")
+		if is_ours "$skern" && [ "$(field r "$sline" na)" != 0 ]; then
+			why+=("server r=$(field r "$sline" na), want 0")
 		fi
 		;;
 	esac
 	# ours on both sides: both views of the negotiation agree (a dkms
 	# client has no sysfs view to compare)
 	if is_ours "$skern" && [ "$ckern" = ours ] && [ -n "$clast" ] && [ -n "$sline" ]; then
-		c="$(kv c2s "$clast")/$(kv s2c "$clast")/$(kv rneg "$clast")"
-		s="$(kv c2s "$sline")/$(kv s2c "$sline")/$(kv r "$sline")"
+		c="$(field c2s "$clast" na)/$(field s2c "$clast" na)/$(field rneg "$clast" na)"
+		s="$(field c2s "$sline" na)/$(field s2c "$sline" na)/$(field r "$sline" na)"
 		[ "$c" = "$s" ] || why+=("client c2s/s2c/R $c, server $s")
 	fi
+	_out[ccol]=$ccol _out[scol]=$scol _out[sview]=$sview _out[clast]=$clast
 	if [ ${#why[@]} = 0 ]; then
-		cverdict=pass
+		_out[verdict]=pass
 	else
-		cverdict=$(IFS=';'; echo "${why[*]}")
-		cverdict=${cverdict//;/; }
+		_out[verdict]=$(IFS=';'; echo "${why[*]}")
+		_out[verdict]=${_out[verdict]//;/; }
 	fi
 }
 
 # A cell whose stock guest had trouble and ours none (stock_trouble in
-# lib.sh) runs again, at most twice per cell and three times per matrix
-# run, and every retry is reported.  Twice because one CI run saw
-# Debian's stock server take the same double fault on two attempts in a
-# row (ours-client/stock-server, 6.12, 2026-11-24) while our client
-# logged nothing; a crash in our kernel is never retried.
-INTEROP_CELL_RETRIES=${INTEROP_CELL_RETRIES:-2}
-retries=${INTEROP_RUN_RETRIES:-3} retried=() nrun=0
+# lib.sh) runs again as lib.sh's debian_retry allows, and every retry is
+# reported; a crash in our kernel is never retried.
+retried=() nrun=0
 
 start=$SECONDS
 for cell in "${cells[@]}"; do
@@ -356,12 +350,11 @@ for cell in "${cells[@]}"; do
 		rc=$?
 		msg "  $name: exit $rc in $((SECONDS - t)) s"
 		[ "$rc" = 0 ] && break
-		stock_trouble "$dir" "$skern" "$ckern" || break
-		[ "$retries" -gt 0 ] && [ "$attempt" -le "$INTEROP_CELL_RETRIES" ] || break
-		retries=$((retries - 1))
+		trouble=$(stock_trouble "$dir" "$skern" "$ckern") || break
+		debian_retry "$attempt" || break
 		mv "$dir" "$dir.attempt$attempt"
 		mv "$dir.log" "$dir.attempt$attempt.log"
-		line="RETRY interop $name: the stock $trouble_role guest $trouble_line; our guest had no trouble; attempt $attempt kept in $dir.attempt$attempt"
+		line="RETRY interop $name: the stock ${trouble%%: *} guest ${trouble#*: }; our guest had no trouble; attempt $attempt kept in $dir.attempt$attempt"
 		echo "# $line" | tee -a ${rfile:+"$rfile"} >&2
 		retried+=("$line")
 	done
@@ -386,17 +379,19 @@ for cell in "${cells[@]}"; do
 		grep -q '^not ok' "$dir/server.results" && dm=FAIL
 		grep -qE '^not ok ([^#]*: )?x-client-dmesg' "$dir/client.results" && dm=FAIL
 		[ -f "$dir/server/rc" ] && [ -f "$dir/client/rc" ] || dm="guest died"
-		counters "$dir" "$v" "$expect" "$ckern" "$skern"
+		declare -A cnt
+		counters cnt "$dir" "$v" "$expect" "$ckern" "$skern"
 		# the client's view: its xprtrdma_inline_thresh tracepoint and,
 		# for our client, R offered/negotiated and the parse status
 		cview=$(awk -v v="$v" '/^== client view, nfs / { on = ($5 == v) } on' \
 			"$dir/client/client-view.txt" 2>/dev/null | grep -m1 -oE 'neg send/recv=[0-9]+/[0-9]+')
-		if [ -n "$clast" ] && [ "$(kv roff "$clast")" != na ]; then
-			cview="${cview:-n/a}, R offered/neg=$(kv roff "$clast")/$(kv rneg "$clast"), $(status_name "$(kv st "$clast")")"
+		clast=${cnt[clast]}
+		if [ -n "$clast" ] && [ "$(field roff "$clast" na)" != na ]; then
+			cview="${cview:-n/a}, R offered/neg=$(field roff "$clast" na)/$(field rneg "$clast" na), $(status_name "$(field st "$clast" na)")"
 		fi
 		cv=pass
-		[ "$cverdict" = pass ] || cv="FAIL: $cverdict"
-		row="| $name | $v | $(col mount) | $(col fio-verify) | $(col large-io-1m large-io-256k) | $(col small-files) | $dm | ${cview:-n/a} | $sview | $ccol | $scol | $cv |"
+		[ "${cnt[verdict]}" = pass ] || cv="FAIL: ${cnt[verdict]}"
+		row="| $name | $v | $(col mount) | $(col fio-verify) | $(col large-io-1m large-io-256k) | $(col small-files) | $dm | ${cview:-n/a} | ${cnt[sview]} | ${cnt[ccol]} | ${cnt[scol]} | $cv |"
 		echo "$row" >>"$table"
 		verdict=pass
 		case "$(col mount fio-verify large-io-1m large-io-256k small-files) $dm" in
@@ -420,10 +415,10 @@ for cell in "${cells[@]}"; do
 ", client guest exit $(cat "$dir/client.exit" 2>/dev/null), no failed test"
 			ktap_test_fail "interop $name nfs$v" "$first, see $dir" >&2
 		fi
-		if [ "$cverdict" = pass ]; then
+		if [ "${cnt[verdict]}" = pass ]; then
 			ktap_test_pass "interop $name nfs$v counters" >&2
 		else
-			ktap_test_fail "interop $name nfs$v counters" "$cverdict" >&2
+			ktap_test_fail "interop $name nfs$v counters" "${cnt[verdict]}" >&2
 		fi
 	done
 done

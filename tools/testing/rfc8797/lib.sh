@@ -91,55 +91,60 @@ offered() {
 		awk -F'|' '{ gsub(/ /, "", $2); print $2 }' | sort -u -V -r
 }
 
-# The base actually used, resolved once per run (and passed on to the
-# scripts the run starts through RFC8797_BASE_RESOLVED, as
-# "package=version"):
+# resolve_base: the base actually used, resolved once per run (and
+# passed on to the scripts the run starts through RFC8797_BASE_RESOLVED,
+# as "package=version"); scripts that need it call it (it may ask apt):
 #  1. RFC8797_BASE_VERSION, when set: a full Debian version, or an
 #     upstream one such as 6.12.115 that apt resolves to its build;
 #  2. else the pin, when it is installed, already downloaded, or offered;
 #  3. else the newest package of the base's family that apt offers
 #     (linux-source-6.12; on mainline the newest linux-source-7.N of
 #     experimental and sid), which base_note reports loudly.
-if [ -z "${RFC8797_BASE_RESOLVED:-}" ] || [ "${RFC8797_BASE_RESOLVED_FOR:-}" != "$RFC_BASE" ]; then
-	if [ -n "${RFC8797_BASE_VERSION:-}" ]; then
-		case "$RFC8797_BASE_VERSION" in
-		*-*) v=$RFC8797_BASE_VERSION ;;
-		*) v=$(offered "$BASE_SRC" |
-			awk -v v="$RFC8797_BASE_VERSION-" 'index($0, v) == 1 { print; exit }') ;;
-		esac
-		[ -n "$v" ] || {
-			echo "error: RFC8797_BASE_VERSION=$RFC8797_BASE_VERSION: apt offers no such $BASE_SRC" >&2
-			exit 1
-		}
-		RFC8797_BASE_RESOLVED=$BASE_SRC=$v
-	elif [ "$(dpkg-query -W -f='${Version}' "$BASE_SRC" 2>/dev/null)" = "$BASE_PIN" ] ||
-			[ -f "$CACHE/src/${BASE_SRC}_$BASE_PIN.tar.xz" ] ||
-			offered "$BASE_SRC" | grep -qxF "$BASE_PIN"; then
-		RFC8797_BASE_RESOLVED=$BASE_SRC=$BASE_PIN
-	else
-		p=$(sapt apt-cache pkgnames linux-source- 2>/dev/null | grep -xE "$BASE_FAMILY" | sort -V -r | head -n 1)
-		v=$([ -z "$p" ] || offered "$p" | head -n 1)
-		[ -n "$v" ] || {
-			echo "error: the pinned $BASE_SRC=$BASE_PIN is gone and apt offers no other (apt-get update?)" >&2
-			exit 1
-		}
-		RFC8797_BASE_RESOLVED=$p=$v
+# Sets BASE_SRC, BASE_PKG_VERSION, BASE_TAG and the stock kernel's
+# STOCK_PKG_VERSION, STOCK_KREL, STOCK_IMAGE_PKG.
+resolve_base() {
+	local v p
+	if [ -z "${RFC8797_BASE_RESOLVED:-}" ] || [ "${RFC8797_BASE_RESOLVED_FOR:-}" != "$RFC_BASE" ]; then
+		if [ -n "${RFC8797_BASE_VERSION:-}" ]; then
+			case "$RFC8797_BASE_VERSION" in
+			*-*) v=$RFC8797_BASE_VERSION ;;
+			*) v=$(offered "$BASE_SRC" |
+				awk -v v="$RFC8797_BASE_VERSION-" 'index($0, v) == 1 { print; exit }') ;;
+			esac
+			[ -n "$v" ] || {
+				echo "error: RFC8797_BASE_VERSION=$RFC8797_BASE_VERSION: apt offers no such $BASE_SRC" >&2
+				return 1
+			}
+			RFC8797_BASE_RESOLVED=$BASE_SRC=$v
+		elif [ "$(dpkg-query -W -f='${Version}' "$BASE_SRC" 2>/dev/null)" = "$BASE_PIN" ] ||
+				[ -f "$CACHE/src/${BASE_SRC}_$BASE_PIN.tar.xz" ] ||
+				offered "$BASE_SRC" | grep -qxF "$BASE_PIN"; then
+			RFC8797_BASE_RESOLVED=$BASE_SRC=$BASE_PIN
+		else
+			p=$(sapt apt-cache pkgnames linux-source- 2>/dev/null | grep -xE "$BASE_FAMILY" | sort -V -r | head -n 1)
+			v=$([ -z "$p" ] || offered "$p" | head -n 1)
+			[ -n "$v" ] || {
+				echo "error: the pinned $BASE_SRC=$BASE_PIN is gone and apt offers no other (apt-get update?)" >&2
+				return 1
+			}
+			RFC8797_BASE_RESOLVED=$p=$v
+		fi
+		RFC8797_BASE_RESOLVED_FOR=$RFC_BASE
+		export RFC8797_BASE_RESOLVED RFC8797_BASE_RESOLVED_FOR
 	fi
-	RFC8797_BASE_RESOLVED_FOR=$RFC_BASE
-	export RFC8797_BASE_RESOLVED RFC8797_BASE_RESOLVED_FOR
-fi
-BASE_SRC=${RFC8797_BASE_RESOLVED%%=*}
-BASE_PKG_VERSION=${RFC8797_BASE_RESOLVED#*=}
-BASE_TAG=base-${BASE_PKG_VERSION//\~/_}
-# The stock kernel: on 6.12 Debian's build of the base itself, on
-# mainline Debian's released 6.12 (6.12.115-2~deb12u1 -> 6.12.115+deb12-amd64)
-if [ "$RFC_BASE" = 6.12 ]; then
-	STOCK_PKG_VERSION=$BASE_PKG_VERSION
-else
-	STOCK_PKG_VERSION=$STOCK_PIN
-fi
-STOCK_KREL=${STOCK_PKG_VERSION%%-*}+$(echo "$STOCK_PKG_VERSION" | sed -n 's/.*~\(deb[0-9]*\)u[0-9]*$/\1/p')-amd64
-STOCK_IMAGE_PKG=linux-image-$STOCK_KREL-unsigned
+	BASE_SRC=${RFC8797_BASE_RESOLVED%%=*}
+	BASE_PKG_VERSION=${RFC8797_BASE_RESOLVED#*=}
+	BASE_TAG=base-${BASE_PKG_VERSION//\~/_}
+	# The stock kernel: on 6.12 Debian's build of the base itself, on
+	# mainline Debian's released 6.12 (6.12.115-2~deb12u1 -> 6.12.115+deb12-amd64)
+	if [ "$RFC_BASE" = 6.12 ]; then
+		STOCK_PKG_VERSION=$BASE_PKG_VERSION
+	else
+		STOCK_PKG_VERSION=$STOCK_PIN
+	fi
+	STOCK_KREL=${STOCK_PKG_VERSION%%-*}+$(echo "$STOCK_PKG_VERSION" | sed -n 's/.*~\(deb[0-9]*\)u[0-9]*$/\1/p')-amd64
+	STOCK_IMAGE_PKG=linux-image-$STOCK_KREL-unsigned
+}
 
 # base_tarball: the linux-source tarball of the base: the installed
 # package's when it is that version, else one downloaded into $CACHE/src
@@ -201,8 +206,9 @@ kmake() {
 
 msg() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
-# KTAP results: the harness's one writer (ktap.sh), for guests and host
-. "$RFC_HARNESS/ktap.sh"
+# what the guests' library shares: the KTAP writer (ktap.sh), slowwait,
+# wait_timeout, field, the crash detector
+. "$RFC_HARNESS/common.sh"
 # ktap_flat FILE...: the results of KTAP files as the one reader, ktap.py,
 # reads them: "ok NAME", "ok NAME # SKIP WHY", "not ok NAME # WHY" (a
 # missing file, a test that stopped early or missed its plan: "not ok")
@@ -233,22 +239,6 @@ run_logged() {
 	msg "$desc: done in $((SECONDS - start)) s"
 }
 
-# slowwait SECONDS CMD [ARGS...]: CMD every second until it succeeds;
-# CMD's last failure once SECONDS have passed (the guests' slowwait,
-# guest/lib.sh, polls faster and without forks)
-slowwait() {
-	local end=$((SECONDS + $1)) rc
-	shift
-	until "$@"; do
-		rc=$?
-		[ "$SECONDS" -le "$end" ] || return "$rc"
-		sleep 1
-	done
-}
-
-# wait_timeout PID SECONDS: true when PID ended within SECONDS
-pid_ended() { ! kill -0 "$1" 2>/dev/null; }
-wait_timeout() { slowwait "$2" pid_ended "$1"; }
 
 # The oldest Debian 6.12 the DKMS package builds for (dkms.sh: why), and
 # the kernels whose headers the dkms stage also builds it against: by
@@ -321,7 +311,7 @@ check_inject() {
 # crash_of DIR ROLE: the first crash line on the console of the guest
 # ROLE of a two-guest.sh run in DIR (nothing when it did not crash)
 crash_of() {
-	grep -a -m1 -E 'Kernel panic - not syncing|Oops: |BUG: |kernel BUG|double fault|KASAN|UBSAN' \
+	grep -a -m1 -E "$CRASH_RE" \
 		"$1/$2/console.log" 2>/dev/null | sed 's/^\[ *[0-9.]*\] //' | tr -d '\r'
 }
 
@@ -349,24 +339,40 @@ guest_trouble() {
 	esac
 }
 
-# stock_trouble DIR SERVER_KERNEL CLIENT_KERNEL: true when a stock guest
-# of a two-guest.sh run in DIR had guest_trouble and our guest had none;
-# sets trouble_role and trouble_line.  Such a run may be repeated (and
-# the repeat reported): Debian's stock kernel crashes under TCG with two
+# stock_trouble DIR SERVER_KERNEL CLIENT_KERNEL: prints "ROLE: TROUBLE"
+# and succeeds when a stock guest of a two-guest.sh run in DIR had
+# guest_trouble and our guest had none.  Such a run may be repeated
+# (debian_retry): Debian's stock kernel crashes under TCG with two
 # guests busy (rxe list corruption, a double fault, a triple fault, a
 # GPF in libc), while the same trouble in our kernel is never retried.
 stock_trouble() {
-	local role k t ours=""
-	trouble_role="" trouble_line=""
+	local role k t ours="" found=""
 	for role in server client; do
 		[ "$role" = server ] && k=$2 || k=$3
 		t=$(guest_trouble "$1" "$role")
 		[ -n "$t" ] || continue
 		if [ "$k" = stock ]; then
-			trouble_role=$role trouble_line=$t
+			found="$role: $t"
 		else
 			ours=$role
 		fi
 	done
-	[ -n "$trouble_role" ] && [ -z "$ours" ]
+	[ -n "$found" ] && [ -z "$ours" ] && echo "$found"
+}
+
+# The one retry policy for runs that Debian's kernel spoiled (check.sh's
+# guests on Debian's kernel, the interop matrix's and the bench's guest
+# pairs; what counts as spoiled is stock_boot_crash's and
+# stock_trouble's): a guest or guest pair runs again at most
+# DEBIAN_RETRIES times (default 2; one CI run saw Debian's stock server
+# double-fault on two attempts in a row), and one script run retries at
+# most DEBIAN_RUN_RETRIES times (default 3) in all.  Every retry is
+# reported by the caller.
+DEBIAN_RETRIES=${DEBIAN_RETRIES:-2}
+DEBIAN_RUN_RETRIES=${DEBIAN_RUN_RETRIES:-3}
+# debian_retry ATTEMPT: true when the run whose attempt ATTEMPT was
+# spoiled may run again (and counts the retry against the run's budget)
+debian_retry() {
+	[ "$1" -le "$DEBIAN_RETRIES" ] && [ "$DEBIAN_RUN_RETRIES" -gt 0 ] || return 1
+	DEBIAN_RUN_RETRIES=$((DEBIAN_RUN_RETRIES - 1))
 }

@@ -5,6 +5,7 @@
 # and the 9p initramfs (ninep_initramfs in lib.sh).  Prints the image path.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+resolve_base || exit 1
 
 dir=$STOCK_DIR
 image=$dir/boot/vmlinuz-$STOCK_KREL

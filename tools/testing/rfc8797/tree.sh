@@ -23,6 +23,7 @@
 # incremental kernel build after "prepare" only rebuilds what changed.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+resolve_base || exit 1
 
 SERIES=$PATCHES/series
 STAMP=$TREE/.git/rfc8797-prepared

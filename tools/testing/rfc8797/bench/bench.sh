@@ -148,13 +148,13 @@ start=$SECONDS failed=0
 # Debian's stock kernel has crashed under TCG between two stock guests
 # (list corruption in rxe_receiver, a double fault) and killed a shell of
 # its own (a general protection fault in libc): a pair in which a stock
-# guest did either is run again, at most twice, and said so in the
-# report; a crash of our kernel is never retried.
+# guest did either is run again as lib.sh's debian_retry allows, and
+# said so in the report; a crash of our kernel is never retried.
 retries=()
 run() {
 	local name=$1 sk=$2 ck=$3 try c dir
 	shift 3
-	for try in 1 2 3; do
+	for ((try = 1; ; try++)); do
 		dir=$out/$name
 		if [ "$try" != 1 ]; then
 			mkdir -p "$out/crashed"
@@ -165,9 +165,7 @@ run() {
 		"$RFC_HARNESS/two-guest.sh" --results "$dir" --timeout 2400 \
 			--client "$RFC_HARNESS/guest/bench-client.sh" "$sk" "$ck" \
 			--server-args "--no-trace --wait 2400" "$@" >"$dir.log" 2>&1 && return 0
-		c=""
-		stock_trouble "$dir" "$sk" "$ck" && c="stock $trouble_role: $trouble_line"
-		[ -n "$c" ] && [ "$try" -lt 3 ] || break
+		c=$(stock_trouble "$dir" "$sk" "$ck") && c="stock $c" && debian_retry "$try" || break
 		retries+=("$name: $c")
 	done
 	failed=1

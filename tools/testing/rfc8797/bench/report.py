@@ -116,6 +116,15 @@ def kib(count_octets):
     return "%d x %g KiB = %g KiB" % (n, o / n / 1024, o / 1024), o / 1024
 
 
+def rings(count_octets_largest):
+    """ "N:OCTETS:LARGEST" as "N rings, T KiB (largest L KiB)"."""
+    try:
+        n, o, m = (int(x) for x in count_octets_largest.split(":"))
+    except (AttributeError, ValueError):
+        return "-", None, None
+    return "%d, %g KiB (largest %g KiB)" % (n, o / 1024, m / 1024), o / 1024, m / 1024
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mode", default="full")
@@ -359,6 +368,21 @@ def main():
             tgt.append(("server Receive buffers for a stock client <= 1.25x a server "
                         "without the series (%s)" % m_ref[0]["kernel"],
                         "%g KiB vs %g KiB (%.2fx)" % (o, s, o / s), o <= 1.25 * s))
+    # the RDMA queues' rings (rxe: vmalloc'd; the largest is the Send
+    # Queue): the series must not grow them against the same kernel
+    # without it (the dropped Send SGE patch would have, on mlx5 most)
+    m_base = [m for m in mem if m["kernel"] == "base" and m["when"] == "connect"]
+    q_ref = m_base or m_stock
+    if m_ours and q_ref and "server_queues" in m_ours[0]:
+        _, o, osq = rings(m_ours[0].get("server_queues"))
+        _, s_, ssq = rings(q_ref[0].get("server_queues"))
+        if o is not None and s_:
+            tgt.append(("server RDMA queue memory per connection (Send Queue included) "
+                        "<= a server without the series (%s)" % q_ref[0]["kernel"],
+                        "%g KiB vs %g KiB, Send Queue %g KiB vs %g KiB (sq_depth %s vs %s)" % (
+                            o, s_, osq, ssq, m_ours[0].get("sq_depth", "-"),
+                            q_ref[0].get("sq_depth", "-")),
+                        o <= s_ and osq <= ssq))
     if m_ours and m_stock:
         o = kib(m_ours[0]["server_recv"])[1]
         s = kib(m_stock[0]["server_recv"])[1]
@@ -492,7 +516,11 @@ def main():
           "(2 x max_requests + 7) Receives of the kmalloc size of recv_buf (our server: "
           "a slab cache of recv_buf rounded up to 1 KiB when that is not a power of two). "
           "\"stock-client\" is Debian's stock client at its defaults against our server: "
-          "what a client without the series costs it.")
+          "what a client without the series costs it.  \"server queues\": the rings of the "
+          "connection's RDMA queues as the soft device allocates them (rxe and siw: "
+          "vmalloc_user, from /proc/vmallocinfo): Send and Receive Queue, completion "
+          "queues; the largest is the Send Queue (its depth: sq_depth, our server's "
+          "connection list).")
         w("")
         # "connects" (the client's, from mountstats) is in runs since 4a8647d
         conn = any("connects" in m for m in mem)
@@ -501,14 +529,15 @@ def main():
               "client's (mountstats); a reconnect during the workloads adds a set of buffers.")
             w("")
         w("| kernel | thresholds | NFS | when |%s server Receive | expected | server Send | "
-          "client Receive |" % (" connects |" if conn else ""))
-        w("|%s" % (" --- |" * (9 if conn else 8)))
+          "client Receive | server queues | sq_depth |" % (" connects |" if conn else ""))
+        w("|%s" % (" --- |" * (11 if conn else 10)))
         for m in mem:
-            w("| %s | %s | %s | %s |%s %s | %s | %s | %s |" % (
+            w("| %s | %s | %s | %s |%s %s | %s | %s | %s | %s | %s |" % (
                 m["kernel"], "default (%d)" % m["size"] if m["cfg"] == "def" else m["cfg"],
                 m["vers"], m["when"], " %s |" % (m.get("connects") or "-") if conn else "",
                 kib(m["server_recv"])[0], kib(m["server_recv_calc"])[0],
-                kib(m["server_send"])[0], kib(m["client_recv"])[0]))
+                kib(m["server_send"])[0], kib(m["client_recv"])[0],
+                rings(m.get("server_queues"))[0], m.get("sq_depth", "-")))
         w("")
     w("Plots: [chunks per RPC](chunks.png), [memory per connection](memory.png), "
       "[rate ratios](ratios.png), [fractions of the link's limit](link.png).")

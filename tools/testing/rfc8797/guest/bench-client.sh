@@ -59,8 +59,6 @@ SYS=/proc/sys/sunrpc
 # ask LINE: the server's answer to one request (interop-server.sh)
 ask() { server_ask "$1"; }
 
-# kv KEY LINE: the value of KEY=value in LINE, "na" when absent
-kv() { local v; v=$(field "$1" "$2"); echo "${v:-na}"; }
 
 # counters MNT: the client's and the server's counters, one line of
 # key=value (na where this kernel has no such counter): the fields of
@@ -90,14 +88,14 @@ counters() {
 			printf "%s", op
 		}
 	' /proc/self/mountstats
-	echo " swi=$(kv send_inv "$s") splain=$(kv send_plain "$s") sq=$(kv SQ "$s")"
+	echo " swi=$(field send_inv "$s" na) splain=$(field send_plain "$s" na) sq=$(field SQ "$s" na)"
 }
 
 # delta KEY BEFORE AFTER: AFTER's KEY minus BEFORE's, "na" unless both
 # are numbers
 delta() {
 	local a b
-	a=$(kv "$1" "$2") b=$(kv "$1" "$3")
+	a=$(field "$1" "$2" na) b=$(field "$1" "$3" na)
 	[[ "$a" =~ ^[0-9]+$ && "$b" =~ ^[0-9]+$ ]] && echo $((b - a)) || echo '"na"'
 }
 
@@ -370,23 +368,23 @@ memory() {
 	local s srv cli calc n b o
 	s=$(ask "mem $5")
 	cli=$(kmalloc_count 'rpcrdma_(rep_create|regbuf_alloc)' "$5")
-	srv=$(kv recv "$s")
+	srv=$(field recv "$s" na)
 	# what the server's settings give at connect: 2 * max_requests + 7
 	# Receives of recv_buf (SIZE, or SIZE + 1023 for a client without
 	# the series), each taking its kmalloc size class when that is a
 	# power of two, else its own slab cache of the size rounded up to
 	# 1 KiB (our server; the stock and base servers use powers of two)
-	n=$(( 2 * $(kv max_requests "$s") + 7 ))
-	b=$(kv size "$s")
+	n=$(( 2 * $(field max_requests "$s" na) + 7 ))
+	b=$(field size "$s" na)
 	[ "$b" = na ] && b=$5
 	o=$b
 	((b & (b - 1))) && o=$(kib_up "$b")
 	calc="$n:$((n * o))"
 	# connects: the client's connections since the mount (mountstats);
 	# the counts cover all of them, so a reconnect adds a set of buffers
-	printf '{"kind":"mem","when":"%s","round":%s,"kernel":"%s","cfg":"%s","vers":"%s","size":%s,"server_recv":"%s","server_send":"%s","client_recv":"%s","server_recv_calc":"%s","connects":"%s"}\n' \
-		"$1" "$round" "$kernel" "$2" "$3" "$5" "$srv" "$(kv send "$s")" "${cli/ /:}" "$calc" \
-		"$(mstat "$4" connects)" >>$OUT
+	printf '{"kind":"mem","when":"%s","round":%s,"kernel":"%s","cfg":"%s","vers":"%s","size":%s,"server_recv":"%s","server_send":"%s","client_recv":"%s","server_recv_calc":"%s","connects":"%s","server_queues":"%s","sq_depth":"%s"}\n' \
+		"$1" "$round" "$kernel" "$2" "$3" "$5" "$srv" "$(field send "$s" na)" "${cli/ /:}" "$calc" \
+		"$(mstat "$4" connects)" "$(field queues "$s" na)" "$(field sq_depth "$s" na)" >>$OUT
 	if [ "$1" = connect ] && [ "$kernel" != stock ] && [ "$kernel" != base ]; then
 		if [ "$srv" = "$calc" ]; then
 			pass "mem-$2-nfs$3-server-recv"
@@ -491,8 +489,8 @@ for cfg in $configs; do
 				"$(delta rpcs "$before" "$after")" "$(delta segs "$before" "$after")" \
 				"$(delta linv "$before" "$after")" "$(delta rinv "$before" "$after")" \
 				"$(delta swi "$before" "$after")" "$(delta splain "$before" "$after")" \
-				"$(delta sq "$before" "$after")" "$(kv c2s "$neg")" "$(kv s2c "$neg")" \
-				"$(kv r "$neg")" >>$OUT
+				"$(delta sq "$before" "$after")" "$(field c2s "$neg" na)" "$(field s2c "$neg" na)" \
+				"$(field r "$neg" na)" >>$OUT
 		done
 		[ "$memory" = 0 ] || memory after-io "$cfg" "$v" "$mnt" "$size"
 		umount_nfs "$mnt"

@@ -74,7 +74,7 @@ request() {
 	"mem-mark "*)
 		. "$(dirname "$0")/lib.sh"
 		# shellcheck disable=SC2086
-		kmalloc_mark ${1#mem-mark } && echo "mem-mark ok" || echo "mem-mark failed"
+		kmalloc_mark ${1#mem-mark } && qmem_mark && echo "mem-mark ok" || echo "mem-mark failed"
 		return ;;
 	"mem "*)
 		. "$(dirname "$0")/lib.sh"
@@ -86,7 +86,8 @@ request() {
 		# shellcheck disable=SC2046
 		set -- $(kmalloc_count 'svc_rdma_[a-z_]*recv' "$size") \
 			$(kmalloc_count 'svc_rdma_[a-z_]*send' "$size")
-		echo "mem recv=$1:$2 send=$3:$4 max_requests=$(cat $SYS/max_requests) size=$size"
+		echo "mem recv=$1:$2 send=$3:$4 max_requests=$(cat $SYS/max_requests) size=$size" \
+			"queues=$(qmem_count) sq_depth=$(field sq_depth "$l" na)"
 		return ;;
 	counters)
 		counters

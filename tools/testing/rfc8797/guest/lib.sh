@@ -26,7 +26,8 @@ TRANSPORT=${TRANSPORT:-rxe}
 RFC_CACHE=$(sed -n 's/.*rfc8797\.cache=\([^ ]*\).*/\1/p' /proc/cmdline)
 CM_PEER=${RFC_CACHE:-/nonexistent}/cm-peer/cm-peer
 
-. "$(dirname "${BASH_SOURCE[0]}")/../ktap.sh"
+# the KTAP writer, slowwait, field, the crash detector: shared with the host
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 # ktap_begin NAME [PLAN]: this script's results, a block of their own in
 # /results/tests.ktap (KTAP_RESULTS: another file, for ktap-selftest.sh)
 ktap_begin() {
@@ -41,39 +42,6 @@ log() { echo "--- $*"; }
 # check NAME CMD...: one test result from a command's exit status
 check() { ktap_test_result "$@"; }
 
-# Polling, as tools/testing/selftests/net/lib.sh does it:
-#   slowwait SEC CMD [ARGS...]  CMD every 0.1 s (SLOWWAIT_INTERVAL=S in
-#                               front of the call: every S seconds)
-#   busywait MS CMD [ARGS...]   CMD again at once
-# until CMD succeeds; once SEC seconds (MS milliseconds) have passed,
-# CMD's last failure.  CMD runs at least once, and in this shell, not in
-# $(...) as upstream's: a function may set the caller's variables, and
-# nothing forks but the sleep (the hostile tables poll hundreds of
-# times; a process costs tens of milliseconds in a TCG guest).  The
-# locals start with _lw_ so that they hide none of CMD's.
-loopy_wait() {
-	local _lw_sleep=$1 _lw_us=$(($2 * 1000)) _lw_start=${EPOCHREALTIME/[.,]/} _lw_rc
-	shift 2
-	while :; do
-		"$@" && return 0
-		_lw_rc=$?
-		((${EPOCHREALTIME/[.,]/} - _lw_start < _lw_us)) || return "$_lw_rc"
-		$_lw_sleep
-	done
-}
-busywait() {
-	local _lw_ms=$1
-	shift
-	loopy_wait : "$_lw_ms" "$@"
-}
-slowwait() {
-	local _lw_s=$1
-	shift
-	loopy_wait "sleep ${SLOWWAIT_INTERVAL:-0.1}" $((_lw_s * 1000)) "$@"
-}
-
-# pid_ended PID: the process PID has ended (slowwait 60 pid_ended $pid)
-pid_ended() { ! kill -0 "$1" 2>/dev/null; }
 
 # setup_rdma [TRANSPORT [NETDEV [ADDR/PREFIX]]]: soft-RoCE (rxe) or
 # soft-iWARP (siw, over kernel TCP sockets) on NETDEV; TRANSPORT defaults
@@ -309,18 +277,6 @@ cm_traced() {
 # The server's per-connection RFC 8797 values, one line per connection
 CONNS=/proc/net/rpc/svc_rdma_connections
 
-# field NAME LINE: the value of the first NAME=value in LINE (up to the
-# next space, "=" or line end), nothing when there is none; bash's own
-# regex, no process: make bench reads a few dozen values per workload,
-# and a process costs tens of milliseconds in a TCG guest
-field() {
-	local nl=$'\n'
-	local re=" $1=([^ =$nl]*)"
-	if [[ " $2" =~ $re ]]; then
-		echo "${BASH_REMATCH[1]}"
-	fi
-}
-
 # no_conns: the server lists no connection (without a fork)
 no_conns() {
 	local -a _nc
@@ -396,8 +352,27 @@ kmalloc_count() {
 	' /sys/kernel/tracing/trace
 }
 
-# dmesg_clean: no BUG, WARNING, Oops, sanitizer or lockdep report so far
-DMESG_BAD='BUG:|soft lockup|hard LOCKUP|rcu: INFO|WARNING:|Oops|KASAN|UBSAN|kernel BUG|possible circular locking|possible recursive locking|INFO: task .* blocked|general protection fault|Call Trace'
+# RDMA queue memory: rxe and siw allocate the rings of their queues (Send
+# and Receive Queues, completion queues) with vmalloc_user, which
+# /proc/vmallocinfo lists one area each, with its size (a guard page
+# included) and its caller.  qmem_mark records the rings allocated now;
+# qmem_count prints "N:OCTETS:LARGEST": the rings allocated since the
+# mark and still allocated, their size, and the largest of them (a
+# connection's Send Queue: sc_sq_depth WRs against its Receive Queue's
+# 2 * max_requests + 7)
+QMEM_RE=' (rxe_queue_init|siw_create_qp|siw_create_cq)\+'
+qmem_mark() {
+	grep -E "$QMEM_RE" /proc/vmallocinfo | awk '{ print $1 }' >/tmp/qmem-mark
+}
+qmem_count() {
+	grep -E "$QMEM_RE" /proc/vmallocinfo |
+		awk 'NR == FNR { seen[$1] = 1; next }
+		     !seen[$1] { n++; b += $2; if ($2 > m) m = $2 }
+		     END { print n + 0 ":" b + 0 ":" m + 0 }' /tmp/qmem-mark -
+}
+
+# dmesg_clean: no crash, WARNING, lockup, sanitizer or lockdep report
+# so far (DMESG_BAD, common.sh)
 dmesg_clean() {
 	! dmesg | grep -E "$DMESG_BAD"
 }

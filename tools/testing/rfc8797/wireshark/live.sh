@@ -74,8 +74,6 @@ mkdir -p "$results"
 results=$(cd "$results" && pwd)
 ktap_print_header
 
-# kv KEY LINE: the value of KEY=value in LINE (empty when absent)
-kv() { echo " $2" | grep -o " $1=[^ ,]*" | head -n 1 | cut -d= -f2; }
 
 # connections PCAP: "REQ REP" frame numbers of every RPC-over-RDMA
 # connection (a CM REQ or MPA Request to the NFS/RDMA port that a REP or
@@ -138,34 +136,34 @@ expectations() {
 			echo "# connection $((i + 1)), $t: REQ frame $q, REP frame $p"
 			neg=$(echo "$tr" | sed -n 's/.* neg send\/recv=\([0-9]*\)\/\([0-9]*\).*/\1 \2/p')
 			# a view that is not there would leave its checks out
-			[ "$skern" != ours ] || [ -n "$(kv status "$s")" ] || echo "$t server" >>"$tmp/missing"
-			[ "$ckern" != ours ] || [ -n "$(kv rdma_cm_status "$c")" ] || echo "$t client" >>"$tmp/missing"
+			[ "$skern" != ours ] || [ -n "$(field status "$s")" ] || echo "$t server" >>"$tmp/missing"
+			[ "$ckern" != ours ] || [ -n "$(field rdma_cm_status "$c")" ] || echo "$t client" >>"$tmp/missing"
 			[ -n "$neg" ] || echo "$t trace" >>"$tmp/missing"
-			[ -n "$(kv reminv "$k")" ] || echo "$t counters" >>"$tmp/missing"
+			[ -n "$(field reminv "$k")" ] || echo "$t counters" >>"$tmp/missing"
 			thr=""
-			if [ -n "$(kv status "$s")" ]; then
-				if [ "$(kv status "$s")" = found ]; then
-					echo "link.pcap $q outcome=found offset=$(kv offset "$s") version=$(kv version "$s") flags=$(kv flags "$s") r=$(kv client_r "$s") send=$(kv client_send "$s") recv=$(kv client_recv "$s") warnings= # server's view"
+			if [ -n "$(field status "$s")" ]; then
+				if [ "$(field status "$s")" = found ]; then
+					echo "link.pcap $q outcome=found offset=$(field offset "$s") version=$(field version "$s") flags=$(field flags "$s") r=$(field client_r "$s") send=$(field client_send "$s") recv=$(field client_recv "$s") warnings= # server's view"
 				else
-					echo "link.pcap $q outcome=$(kv status "$s") offset=$(kv offset "$s") # server's view"
+					echo "link.pcap $q outcome=$(field status "$s") offset=$(field offset "$s") # server's view"
 				fi
-				echo "link.pcap $p outcome=found r=$(kv server_r "$s") send=$(kv server_send "$s") recv=$(kv server_recv "$s") c2s=$(kv c2s "$s") s2c=$(kv s2c "$s") rneg=$(kv r "$s") warnings= # server's view"
-				thr="thr-c2s=$(kv c2s "$s") thr-s2c=$(kv s2c "$s")"
+				echo "link.pcap $p outcome=found r=$(field server_r "$s") send=$(field server_send "$s") recv=$(field server_recv "$s") c2s=$(field c2s "$s") s2c=$(field s2c "$s") rneg=$(field r "$s") warnings= # server's view"
+				thr="thr-c2s=$(field c2s "$s") thr-s2c=$(field s2c "$s")"
 			elif [ "$skern" = stock ]; then
 				echo "link.pcap $p outcome=found flags=0x00 r=0 send=4096 recv=4096 warnings= # stock server: max_req_size 4096 both ways, no R"
 			fi
-			if [ -n "$(kv rdma_cm_status "$c")" ]; then
-				echo "link.pcap $q r=$(kv rdma_client_r "$c") send=$(kv rdma_client_send "$c") recv=$(kv rdma_client_recv "$c") # client's view"
-				echo "link.pcap $p outcome=$(kv rdma_cm_status "$c") offset=$(kv rdma_cm_offset "$c") r=$(kv rdma_server_r "$c") send=$(kv rdma_server_send "$c") recv=$(kv rdma_server_recv "$c") c2s=$(kv rdma_c2s "$c") s2c=$(kv rdma_s2c "$c") rneg=$(kv rdma_r "$c") # client's view"
-				thr=${thr:-"thr-c2s=$(kv rdma_c2s "$c") thr-s2c=$(kv rdma_s2c "$c")"}
+			if [ -n "$(field rdma_cm_status "$c")" ]; then
+				echo "link.pcap $q r=$(field rdma_client_r "$c") send=$(field rdma_client_send "$c") recv=$(field rdma_client_recv "$c") # client's view"
+				echo "link.pcap $p outcome=$(field rdma_cm_status "$c") offset=$(field rdma_cm_offset "$c") r=$(field rdma_server_r "$c") send=$(field rdma_server_send "$c") recv=$(field rdma_server_recv "$c") c2s=$(field rdma_c2s "$c") s2c=$(field rdma_s2c "$c") rneg=$(field rdma_r "$c") # client's view"
+				thr=${thr:-"thr-c2s=$(field rdma_c2s "$c") thr-s2c=$(field rdma_s2c "$c")"}
 			fi
 			if [ -n "$neg" ]; then
 				echo "link.pcap $p c2s=${neg% *} s2c=${neg#* } # client's xprtrdma_inline_thresh"
 				thr=${thr:-"thr-c2s=${neg% *} thr-s2c=${neg#* }"}
 			fi
-			u=$(kv unneg "$k")
+			u=$(field unneg "$k")
 			case "$u" in ''|na) u=0 ;; esac
-			echo "link.pcap sends@$p send-too-large=0 inv-from-client=0 swi=$(kv reminv "$k") inv-not-negotiated=$u $thr # counts: the client's"
+			echo "link.pcap sends@$p send-too-large=0 inv-from-client=0 swi=$(field reminv "$k") inv-not-negotiated=$u $thr # counts: the client's"
 		done
 	} >"$out"
 }

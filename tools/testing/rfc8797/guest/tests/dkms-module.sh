@@ -11,7 +11,7 @@
 #
 #   dkms-module.sh [SCRIPT [ARGS...]]
 . "$(dirname "$0")/../lib.sh"
-ktap_begin dkms-module
+ktap_begin dkms-module 9
 log "kernel $(uname -r), userland $(. /etc/os-release && echo "$PRETTY_NAME")"
 file=$(modinfo -n rpcrdma 2>&1)
 case "$file" in

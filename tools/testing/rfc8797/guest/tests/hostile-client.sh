@@ -262,8 +262,8 @@ reminv() {
 	fi
 }
 
-NOPD_R=$(msg 01 01 00 00)	# R, 1024-octet sizes: EXCHANGE_ID needs a Reply chunk
-NOPD_NOR=$(msg 01 00 00 00)	# the same without R
+NOPD_R=$(cm_msg 01 01 00 00)	# R, 1024-octet sizes: EXCHANGE_ID needs a Reply chunk
+NOPD_NOR=$(cm_msg 01 00 00 00)	# the same without R
 reminv own-negotiated   -  $NOPD_R   own   matched-negotiated
 reminv own-unnegotiated q  $NOPD_NOR own   matched-unnegotiated
 reminv stray            q  $NOPD_R   stray stray-in-use

@@ -47,8 +47,8 @@ W=${MAGIC}01000506
 DEFAULTS="0 1024 1024"		# R send recv of an RFC 8166 peer
 ABSENT="absent 0 0 0x00 $DEFAULTS"
 
-# msg VERSION FLAGS SEND RECV: a message, every field two hex digits
-msg() { echo "$MAGIC$1$2$3$4"; }
+# cm_msg VERSION FLAGS SEND RECV: an RFC 8797 message, every field two hex digits
+cm_msg() { echo "$MAGIC$1$2$3$4"; }
 
 # fill N [OCTET]: N filler octets (default a5, which never starts the
 # identifier)
@@ -115,34 +115,34 @@ hostile_rows() {
 						 "found 10 1 0x01 1 1024 1024"
 
 	# --- versions other than 1
-	row version0           - "$(msg 00 01 02 04)"    "bad-version 0 0 0x00 $DEFAULTS"
-	row version2           q "$(msg 02 01 02 04)"    "bad-version 0 2 0x00 $DEFAULTS"
-	row version255         - "$(msg ff 01 02 04)"    "bad-version 0 255 0x00 $DEFAULTS"
+	row version0           - "$(cm_msg 00 01 02 04)"    "bad-version 0 0 0x00 $DEFAULTS"
+	row version2           q "$(cm_msg 02 01 02 04)"    "bad-version 0 2 0x00 $DEFAULTS"
+	row version255         - "$(cm_msg ff 01 02 04)"    "bad-version 0 255 0x00 $DEFAULTS"
 
 	# --- reserved flag bits: kept in flags, ignored otherwise
-	row reserved-fe        - "$(msg 01 fe 02 04)"    "found 0 1 0xfe 0 3072 5120"
-	row reserved-ff        - "$(msg 01 ff 02 04)"    "found 0 1 0xff 1 3072 5120"
-	row reserved-80        - "$(msg 01 80 02 04)"    "found 0 1 0x80 0 3072 5120"
+	row reserved-fe        - "$(cm_msg 01 fe 02 04)"    "found 0 1 0xfe 0 3072 5120"
+	row reserved-ff        - "$(cm_msg 01 ff 02 04)"    "found 0 1 0xff 1 3072 5120"
+	row reserved-80        - "$(cm_msg 01 80 02 04)"    "found 0 1 0x80 0 3072 5120"
 
 	# --- extreme Size octets
-	row sizes-00-00        - "$(msg 01 01 00 00)"    "found 0 1 0x01 1 1024 1024"
-	row sizes-ff-ff        q "$(msg 01 01 ff ff)"    "found 0 1 0x01 1 262144 262144"
-	row sizes-00-ff        - "$(msg 01 00 00 ff)"    "found 0 1 0x00 0 1024 262144"
-	row sizes-ff-00        - "$(msg 01 00 ff 00)"    "found 0 1 0x00 0 262144 1024"
+	row sizes-00-00        - "$(cm_msg 01 01 00 00)"    "found 0 1 0x01 1 1024 1024"
+	row sizes-ff-ff        q "$(cm_msg 01 01 ff ff)"    "found 0 1 0x01 1 262144 262144"
+	row sizes-00-ff        - "$(cm_msg 01 00 00 ff)"    "found 0 1 0x00 0 1024 262144"
+	row sizes-ff-00        - "$(cm_msg 01 00 ff 00)"    "found 0 1 0x00 0 262144 1024"
 
 	# --- the largest Private Data the CM allows
 	row random-max         q "$(rnd "$M" max)"       "$ABSENT"
 	row random-max-tail    - "$(rnd $((M - 8)) tail)$V" "found $((M - 8)) $V_EXP"
 
 	# --- several occurrences
-	row badver-then-valid  q "$(msg 02 01 ff ff)$V"  "found 8 $V_EXP"
+	row badver-then-valid  q "$(cm_msg 02 01 ff ff)$V"  "found 8 $V_EXP"
 	row valid-then-valid   - "$V$W"                  "found 0 $V_EXP"
 	row magic-overlap      - "$MAGIC$V"              "found 4 $V_EXP"
-	row badver-badver      - "$(msg 00 01 02 04)$(msg 03 01 02 04)" \
+	row badver-badver      - "$(cm_msg 00 01 02 04)$(cm_msg 03 01 02 04)" \
 						 "bad-version 0 0 0x00 $DEFAULTS"
-	row badver-unaligned-valid - "$(fill 3)$(msg ff 01 02 04)$(fill 2)$V" \
+	row badver-unaligned-valid - "$(fill 3)$(cm_msg ff 01 02 04)$(fill 2)$V" \
 						 "found 13 $V_EXP"
-	row badver-then-trunc  - "$(msg 02 01 02 04)$(fill $((M - 13)))${MAGIC}01" \
+	row badver-then-trunc  - "$(cm_msg 02 01 02 04)$(fill $((M - 13)))${MAGIC}01" \
 						 "bad-version 0 2 0x00 $DEFAULTS"
 	row valid-then-trunc   - "$V$(fill $((M - 12)))$MAGIC" "found 0 $V_EXP"
 

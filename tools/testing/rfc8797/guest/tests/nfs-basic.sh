@@ -22,7 +22,8 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || set -- 3 4.0 4.1 4.2
 prefix=${prefix:-$transport}
-ktap_begin nfs-basic
+# the transport, nine results per version, dmesg
+ktap_begin nfs-basic $((2 + 9 * $#))
 TRANSPORT=$transport
 transport_expect "$transport"
 

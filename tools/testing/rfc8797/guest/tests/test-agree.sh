@@ -8,21 +8,22 @@
 # and NFSv3 and NFSv4.2 data must survive with checksums.  Runs over
 # $TRANSPORT (rxe or siw).
 . "$(dirname "$0")/../lib.sh"
-ktap_begin agree
 S=/proc/sys/sunrpc/svc_rdma
+# client-write client-read client-R server-recv server-send server-R
+cfgs=("1024 1024 1 1024 0 1" "4096 4096 1 4096 0 1" "16384 16384 1 16384 0 1"
+	"65536 65536 1 65536 0 1" "65536 4096 1 16384 8192 1" "4096 65536 0 65536 65536 1"
+	"8192 8192 1 8192 0 0")
+# the transport, three results per configuration and version, dmesg
+ktap_begin agree $((2 + ${#cfgs[@]} * 2 * 3))
 
-kv() {	# kv KEY: KEY's value on the last line of the server's list
-	tail -n 1 "$CONNS" | tr ' ' '\n' | sed -n "s/^$1=//p"
-}
+# kv KEY: KEY's value on the last line of the server's list
+kv() { field "$1" "$(tail -n 1 "$CONNS")"; }
 
 setup_nfs_rdma
 dd if=/dev/urandom of=/tmp/big bs=1M count=2 status=none
 want_sum=$(file_sum /tmp/big)
 
-# client-write client-read client-R server-recv server-send server-R
-for cfg in "1024 1024 1 1024 0 1" "4096 4096 1 4096 0 1" "16384 16384 1 16384 0 1" \
-		"65536 65536 1 65536 0 1" "65536 4096 1 16384 8192 1" "4096 65536 0 65536 65536 1" \
-		"8192 8192 1 8192 0 0"; do
+for cfg in "${cfgs[@]}"; do
 	read -r cw cr cR sr ss sR <<<"$cfg"
 	client_set max_inline_write "$cw" && client_set max_inline_read "$cr" &&
 		client_set remote_invalidation "$cR" && echo "$sr" >$S/max_req_size &&
