@@ -303,6 +303,21 @@ counters() {
 # reported; a crash in our kernel is never retried.
 retried=() nrun=0
 
+# not_run FAIL|SKIP WHY: the cell $name did not run: a table row and a
+# result (a failure, or a skip, which check.sh does not count as
+# passed) for each version
+not_run() {
+	local v
+	for v in "${vers[@]}"; do
+		echo "| $name | $v | not run | | | | | | | | | $1: $2 |" >>"$table"
+		if [ "$1" = SKIP ]; then
+			ktap_test_skip "interop $name nfs$v" "$2" >&2
+		else
+			ktap_test_fail "interop $name nfs$v" "$2" >&2
+		fi
+	done
+}
+
 start=$SECONDS
 for cell in "${cells[@]}"; do
 	read -r name skern ckern sargs cargs expect <<<"$cell"
@@ -318,10 +333,7 @@ for cell in "${cells[@]}"; do
 	*" trixie "*) perr=$trixie_err ;;
 	esac
 	if [ -n "$perr" ]; then
-		for v in "${vers[@]}"; do
-			echo "| $name | $v | not run | | | | | | | | | FAIL: $perr |" >>"$table"
-			ktap_test_fail "interop $name nfs$v" "$perr" >&2
-		done
+		not_run FAIL "$perr"
 		continue
 	fi
 	# a kernel of the other base that was not built: skipped, which
@@ -335,10 +347,7 @@ for cell in "${cells[@]}"; do
 		esac
 	done
 	if [ -n "$missing" ]; then
-		for v in "${vers[@]}"; do
-			echo "| $name | $v | not run | | | | | | | | | SKIP: $missing |" >>"$table"
-			ktap_test_skip "interop $name nfs$v" "$missing" >&2
-		done
+		not_run SKIP "$missing"
 		continue
 	fi
 	for ((attempt = 1; ; attempt++)); do

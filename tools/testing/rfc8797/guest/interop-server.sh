@@ -106,14 +106,13 @@ request() {
 	snapshot "$1"
 }
 
-# send_counts: sets inv, plain and sq (the caller's locals) to the Send
-# and Send Queue full counters ("na" where this kernel has none), and
-# COUNTS to them as key=value; read without a process of their own (in
-# a TCG guest each costs tens of milliseconds, and make bench reads them
-# twice a workload)
+# send_counts VAR: sets the caller's variable VAR to the Send and Send
+# Queue full counters as "send_inv=N send_plain=N SQ=N" ("na" where this
+# kernel has none); read without a process of their own (in a TCG guest
+# each costs tens of milliseconds, and make bench reads them twice a
+# workload)
 send_counts() {
-	local f k v
-	inv=na plain=na sq=na
+	local f k v inv=na plain=na sq=na
 	[ -r $SYS/rdma_stat_send_inv ] && read -r inv <$SYS/rdma_stat_send_inv
 	[ -r $SYS/rdma_stat_send_plain ] && read -r plain <$SYS/rdma_stat_send_plain
 	if [ -d $SQ_TRACE ]; then
@@ -124,21 +123,21 @@ send_counts() {
 			done <"$f"
 		done
 	fi
-	COUNTS="send_inv=$inv send_plain=$plain SQ=$sq"
+	printf -v "$1" 'send_inv=%s send_plain=%s SQ=%s' "$inv" "$plain" "$sq"
 }
 
 # counters: the counters once two readings 0.3 s apart agree (at most
 # about 6 s; then the last reading)
 counters() {
-	local i prev inv plain sq
-	send_counts
+	local i prev counts
+	send_counts counts
 	for ((i = 0; i < 20; i++)); do
-		prev=$COUNTS
+		prev=$counts
 		sleep 0.3
-		send_counts
-		[ "$COUNTS" = "$prev" ] && break
+		send_counts counts
+		[ "$counts" = "$prev" ] && break
 	done
-	echo "counters $COUNTS"
+	echo "counters $counts"
 }
 
 # prep_file PATH SIZE: see "prep" above; written under another name and
@@ -185,9 +184,9 @@ perftest_listening() {
 }
 
 snapshot() {
-	local tag=${1//[^A-Za-z0-9.-]/_} inv plain swi tplain n line sq
+	local tag=${1//[^A-Za-z0-9.-]/_} counts swi tplain n line
 	swi=na tplain=na n=na line="n/a (stock)"
-	send_counts
+	send_counts counts
 	# a ring buffer that overflowed would undercount
 	if ! grep -qE '^overrun: [1-9]' $T/per_cpu/cpu*/stats 2>/dev/null; then
 		grep svcrdma_post_send $T/trace >/tmp/posts
@@ -199,7 +198,7 @@ snapshot() {
 		n=$(grep -c . /tmp/conns)
 		line=$(head -n 1 /tmp/conns)
 	fi
-	echo "tag=$tag nconn=$n send_inv=$inv send_plain=$plain trace_swi=$swi trace_plain=$tplain SQ=$sq | $line" |
+	echo "tag=$tag nconn=$n ${counts% SQ=*} trace_swi=$swi trace_plain=$tplain SQ=${counts##* SQ=} | $line" |
 		tee -a /results/server-snaps.txt
 }
 
