@@ -38,7 +38,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/hostile-table.sh"
 
-ktap_begin send-queue
+ktap_begin send-queue 12
 hostile_start server
 SYS=/proc/sys/sunrpc/svc_rdma
 MNT=/mnt/chunks

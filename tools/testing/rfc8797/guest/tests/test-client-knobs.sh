@@ -14,7 +14,7 @@
 # ways.  The client's view is its transport's sysfs xprt_info.
 . "$(dirname "$0")/../lib.sh"
 
-ktap_begin client-knobs
+ktap_begin client-knobs 55
 SVC_PRIVATE_KNOB=/proc/sys/sunrpc/svc_rdma/cm_private_data
 
 modprobe rpcrdma 2>/dev/null

@@ -14,7 +14,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 SRV=${1:-32768}
-ktap_begin client-negotiate
+ktap_begin client-negotiate 38
 
 kround() { echo $(($1 / 1024 * 1024)); }
 

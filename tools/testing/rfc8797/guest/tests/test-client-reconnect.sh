@@ -8,7 +8,7 @@
 # dmesg must stay clean.  The client advertises 16 KiB both ways.
 . "$(dirname "$0")/../lib.sh"
 
-ktap_begin client-reconnect
+ktap_begin client-reconnect 22
 
 setup_rdma || { fail setup "rdma link add failed"; exit 1; }
 check_transport transport

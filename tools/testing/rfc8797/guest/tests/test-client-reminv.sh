@@ -10,7 +10,7 @@
 # offered and no reply may carry an invalidation, Y or N.
 . "$(dirname "$0")/../lib.sh"
 
-ktap_begin client-reminv
+ktap_begin client-reminv 16
 
 setup_nfs_rdma
 client_set max_inline_read 4096

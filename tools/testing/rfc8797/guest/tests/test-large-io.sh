@@ -16,11 +16,13 @@
 # and each fio run has its own limit after which the stacks of blocked
 # tasks are dumped (sysrq w) and the step fails.
 . "$(dirname "$0")/../lib.sh"
-ktap_begin large-io
 S=/proc/sys/sunrpc/svc_rdma
 
-thresholds="1024 4096 65536"
-[ "${1:-}" = --quick ] && thresholds=4096
+thresholds=(1024 4096 65536)
+[ "${1:-}" = --quick ] && thresholds=(4096)
+# the transport, a write and a read of 2 block sizes per threshold and
+# version, dmesg
+ktap_begin large-io $((2 + ${#thresholds[@]} * 2 * 4))
 
 setup_nfs_rdma
 log "preemption: $(dmesg | grep -o "Dynamic Preempt: .*" | tail -n 1)"
@@ -46,7 +48,7 @@ fio_step() {
 	return 1
 }
 
-for th in $thresholds; do
+for th in "${thresholds[@]}"; do
 	echo "$th" >/proc/sys/sunrpc/rdma_max_inline_read &&
 		echo "$th" >/proc/sys/sunrpc/rdma_max_inline_write &&
 		echo "$th" >$S/max_req_size ||

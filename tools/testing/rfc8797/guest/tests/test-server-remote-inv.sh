@@ -14,7 +14,7 @@
 # rxe and siw both can; on one that could not, "both on" expects none.
 . "$(dirname "$0")/../lib.sh"
 
-ktap_begin server-remote-inv
+ktap_begin server-remote-inv 18
 SYS=/proc/sys/sunrpc/svc_rdma
 MNT=/mnt/ri
 

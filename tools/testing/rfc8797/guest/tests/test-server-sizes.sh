@@ -12,7 +12,7 @@
 # RFC 8166 defaults for the server.
 . "$(dirname "$0")/../lib.sh"
 
-ktap_begin server-sizes
+ktap_begin server-sizes 36
 MNT=/mnt/sz
 SYS=/proc/sys/sunrpc/svc_rdma
 

@@ -8,7 +8,7 @@
 # for NFSv3 and NFSv4.2.
 . "$(dirname "$0")/../lib.sh"
 
-ktap_begin server-small-client
+ktap_begin server-small-client 21
 SYS=/proc/sys/sunrpc/svc_rdma
 NFILES=${NFILES:-600}
 
