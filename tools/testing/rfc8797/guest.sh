@@ -67,7 +67,7 @@ mkdir -p "$results"
 results=$(cd "$results" && pwd)
 rm -f "$results/rc" "$results/console.log" "$results/dmesg.txt"
 
-# What the guest runs: written to the results folder, read by guest-init.
+# What the guest runs: written to the results folder, read by guest/init.sh.
 {
 	if [ "$shell" = 1 ]; then
 		echo "shell"
