@@ -44,6 +44,7 @@ CHECK_STAGES_6_12=${CHECK_STAGES_6_12:-kunit sparse checkpatch sendqueue interop
 read -r -a bases <<<"${CHECK_BASES:-$RFC_BASE}"
 transports=${E2E_TRANSPORTS:-rxe siw}
 HOSTILE_TABLE=${HOSTILE_TABLE:-quick}	# quick or full
+[ -z "${HOSTILE_QUICK+x}" ] || die "HOSTILE_QUICK is gone: HOSTILE_TABLE=full or quick (make help)"
 if [ ${#bases[@]} -gt 1 ]; then
 	run=$CACHE_ROOT/check/$(date +%Y%m%d-%H%M%S)-$$
 else
@@ -113,9 +114,6 @@ stage_kunit() {
 	fi
 }
 
-# The Wireshark dissector (tools/testing/rfc8797/wireshark/rpcrdma_cm.lua)
-# on the captures kept in tools/testing/rfc8797/wireshark/fixtures:
-# tshark only, no guest, seconds
 # The harness's KTAP writer and reader, tested together (a few seconds)
 stage_ktap() {
 	"$RFC_HARNESS/ktap-selftest.sh" >"$run/ktap-selftest.ktap" 2>"$run/ktap-selftest.log"
@@ -129,6 +127,9 @@ stage_import() {
 	import_ktap "${KTAP_IMPORT:?}"
 }
 
+# The Wireshark dissector (tools/testing/rfc8797/wireshark/rpcrdma_cm.lua)
+# on the captures kept in tools/testing/rfc8797/wireshark/fixtures:
+# tshark only, no guest, seconds
 stage_wireshark() {
 	local f=$run/wireshark.ktap
 	"$RFC_HARNESS/wireshark/check-fixtures.sh" >"$f" 2>"$run/wireshark.log"

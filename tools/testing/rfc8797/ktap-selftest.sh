@@ -16,6 +16,7 @@
 # Prints KTAP on stdout.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+resolve_base || exit 1	# once, for the check.sh runs below
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ktap_print_header

@@ -21,7 +21,9 @@
 #                               results indented; blocks nest
 #   ktap_subtest_end [STATUS]   the block's result line one level up, "ok"
 #                               when nothing in it failed, the plan (if
-#                               any) was met and STATUS (default 0) is 0;
+#                               any) was met and STATUS (default 0) is 0,
+#                               and then its return status (1: "not ok",
+#                               which a caller under set -e must test);
 #                               a script that exits closes its open
 #                               blocks (an exit trap) with its status
 #   ktap_subtest_cmd NAME CMD...
@@ -46,6 +48,7 @@ KTAP_FILE="" KTAP_INDENT="" KTAP_PLAN="" KTAP_SUBTEST=""
 KTAP_TESTNUM=0 KTAP_CNT_PASS=0 KTAP_CNT_FAIL=0 KTAP_CNT_SKIP=0
 KTAP_STACK=()	# the enclosing levels' state, one word each
 KTAP_SAVED_TRAP=""	# the EXIT trap the script had before its first block
+KTAP_TRAPPED=0		# 1 while ktap_exit_trap is the EXIT trap
 
 ktap_open() { KTAP_FILE=${1:-}; }
 
@@ -111,7 +114,7 @@ ktap_subtest_begin() {
 	ktap_line "# Subtest: $1"
 	[ -z "${2:-}" ] || ktap_set_plan "$2"
 	if [ ${#KTAP_STACK[@]} = 1 ]; then
-		KTAP_SAVED_TRAP=$(trap -p EXIT)
+		KTAP_SAVED_TRAP=$(trap -p EXIT) KTAP_TRAPPED=1
 		trap 'ktap_exit_trap $?' EXIT
 	fi
 }
@@ -132,9 +135,11 @@ ktap_subtest_end() {
 # ktap_pop [REASON]: back to the enclosing level, with the block's result
 # line there: "ok" without a REASON, else "not ok" for REASON
 ktap_pop() {
-	local name=$KTAP_SUBTEST n l
+	local name=$KTAP_SUBTEST n l outer0 outer1 outer2 outer3 outer4 outer5
 	local -a lines outer
-	IFS=: read -r -a outer <<<"${KTAP_STACK[-1]}"
+	# the name last: it may hold ":"
+	IFS=: read -r outer0 outer1 outer2 outer3 outer4 outer5 <<<"${KTAP_STACK[-1]}"
+	outer=("$outer0" "$outer1" "$outer2" "$outer3" "$outer4" "$outer5")
 	unset 'KTAP_STACK[-1]'
 	KTAP_INDENT=${KTAP_INDENT%    }
 	KTAP_TESTNUM=${outer[0]} KTAP_CNT_PASS=${outer[1]} KTAP_CNT_FAIL=${outer[2]}
@@ -147,7 +152,10 @@ ktap_pop() {
 		done
 		KTAP_TESTNUM=$n
 	fi
-	[ ${#KTAP_STACK[@]} -gt 0 ] || eval "${KTAP_SAVED_TRAP:-trap - EXIT}"
+	if [ ${#KTAP_STACK[@]} = 0 ] && [ "$KTAP_TRAPPED" = 1 ]; then
+		KTAP_TRAPPED=0
+		eval "${KTAP_SAVED_TRAP:-trap - EXIT}"
+	fi
 	if [ -z "$1" ]; then
 		ktap_test_pass "$name"
 	else
@@ -182,8 +190,7 @@ ktap_subtest_cmd() {
 	local name=$1 rc line out
 	shift
 	out=$(mktemp) || return 1
-	"$@" >"$out"
-	rc=$?
+	"$@" >"$out" && rc=0 || rc=$?
 	KTAP_STACK+=("$KTAP_TESTNUM:$KTAP_CNT_PASS:$KTAP_CNT_FAIL:$KTAP_CNT_SKIP:$KTAP_PLAN:$KTAP_SUBTEST")
 	KTAP_INDENT="$KTAP_INDENT    " KTAP_SUBTEST=$name
 	ktap_line "# Subtest: $name"

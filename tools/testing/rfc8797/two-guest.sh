@@ -17,6 +17,7 @@
 # limit (default 800 s; the server's is 100 s longer).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+resolve_base || exit 1	# once, for both guests
 results=$CACHE/runs/interop-$(date +%Y%m%d-%H%M%S)-$$
 if [ "${1:-}" = --results ]; then results=$2; shift 2; fi
 ctimeout=800

@@ -59,6 +59,7 @@
 # Run it with nothing else on the machine: other guests slow one side.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
+resolve_base || exit 1	# once, for every guest this run starts
 check_inject
 mode=${BENCH:-full}
 # runtime: each timed workload's window, seconds; sweep: the thresholds

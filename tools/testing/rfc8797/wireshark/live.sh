@@ -56,6 +56,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
+resolve_base || exit 1	# once, for every guest this run starts
 results=$CACHE/runs/wireshark-live-$(date +%Y%m%d-%H%M%S)-$$ timeout_s=300
 PORT=20049	# NFS/RDMA
 again=0
