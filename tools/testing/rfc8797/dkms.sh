@@ -145,23 +145,25 @@ consts_only() {
 	return 0
 }
 
-# file_class COMMIT FILE: sets cls to module, neutral, or "shared REASON"
-# (not in a subshell: includers_ok remembers its answers)
+# file_class COMMIT FILE VAR: sets the caller's variable VAR to module,
+# neutral, or "shared REASON" (not in a subshell: includers_ok
+# remembers its answers)
 file_class() {
 	local f=$2 why
+	local -n _fc=$3
 	case "$f" in
-	$MODDIR/*) cls=module ;;
-	Documentation/*|MAINTAINERS|Kconfig|*/Kconfig|*/Kconfig.*|*/.kunitconfig|tools/*) cls=neutral ;;
-	include/uapi/*) cls="shared $f is user-space ABI" ;;
+	$MODDIR/*) _fc=module ;;
+	Documentation/*|MAINTAINERS|Kconfig|*/Kconfig|*/Kconfig.*|*/.kunitconfig|tools/*) _fc=neutral ;;
+	include/uapi/*) _fc="shared $f is user-space ABI" ;;
 	include/*.h)
 		if includers_ok "$f" >/dev/null; then
-			cls=module
+			_fc=module
 		elif why=$(consts_only "$1" "$f"); then
-			cls=module
+			_fc=module
 		else
-			cls="shared $f is also included by ${INCLUDERS_OK[$f]}: $why"
+			_fc="shared $f is also included by ${INCLUDERS_OK[$f]}: $why"
 		fi ;;
-	*) cls="shared $f is built into another module or the kernel" ;;
+	*) _fc="shared $f is built into another module or the kernel" ;;
 	esac
 }
 
@@ -175,7 +177,7 @@ idents_added() {
 
 # select_commits: for each commit of the series a line
 #   in|out SHA SUBJECT [-- REASON]
-# into $sel; sets n_in, n_out
+# into $sel (selected counts them)
 select_commits() {
 	local c subj f cls reason tok tmp
 	[ "$(g rev-parse HEAD)" = "$(g rev-parse work)" ] ||
@@ -183,12 +185,11 @@ select_commits() {
 	tmp=$(mktemp -d)
 	: >"$tmp/left-idents"	# "ident subject" of left-out commits
 	: >"$sel"
-	n_in=0 n_out=0
 	for c in $(g rev-list --reverse "$BASE_TAG..work"); do
 		subj=$(g log -1 --format=%s "$c")
 		reason=""
 		while read -r f; do
-			file_class "$c" "$f"
+			file_class "$c" "$f" cls
 			case "$cls" in shared*) reason=${cls#shared }; break ;; esac
 		done < <(g diff --name-only --no-renames "$c^" "$c")
 		if [ -z "$reason" ] && [ -s "$tmp/left-idents" ]; then
@@ -199,11 +200,9 @@ select_commits() {
 		fi
 		if [ -z "$reason" ]; then
 			echo "in $c $subj" >>"$sel"
-			n_in=$((n_in + 1))
 			continue
 		fi
 		echo "out $c $subj -- $reason" >>"$sel"
-		n_out=$((n_out + 1))
 		# its new identifiers: added here, absent from the tree before
 		# it.  The files it changes already hold most words it adds
 		# (struct, return, ...); only the rest is looked up in the whole
@@ -223,10 +222,14 @@ select_commits() {
 	rm -rf "$tmp"
 }
 
+# selected in|out: how many commits select_commits put in the module,
+# or left out
+selected() { grep -c "^$1 " "$sel" || true; }	# "0" is a count, not a failure
+
 # module_tree: the tree object of the base plus the selected commits
 module_tree() {
 	local c idx tmp subj
-	if [ "$n_out" = 0 ]; then
+	if [ "$(selected out)" = 0 ]; then
 		g rev-parse "work^{tree}"
 		return
 	fi
@@ -239,7 +242,7 @@ module_tree() {
 				>"$tmp/apply.log" 2>&1; then
 			cat "$tmp/apply.log" >&2
 			rm -rf "$tmp"
-			die "\"$subj\" does not apply without the commits left out of the module ($n_out left out: see 'dkms.sh select'); leave it out too or make it independent"
+			die "\"$subj\" does not apply without the commits left out of the module ($(selected out) left out: see 'dkms.sh select'); leave it out too or make it independent"
 		fi
 	done <"$sel"
 	GIT_INDEX_FILE=$idx g write-tree
@@ -326,13 +329,13 @@ copyright() {
 cmd_select() {
 	sel=$(mktemp)
 	select_commits
-	echo "base $BASE_TAG, $n_in commits in the module, $n_out left out:"
+	echo "base $BASE_TAG, $(selected in) commits in the module, $(selected out) left out:"
 	print_selection
 	rm -f "$sel"
 }
 
 cmd_package() {
-	local tip tree ver stage src f hdrs=() priv=() left n_all desc date maint
+	local tip tree ver stage src f hdrs=() priv=() left n_in n_out n_all desc date maint
 	[ -d "$TREE/.git" ] || die "no prepared tree in $TREE: run 'make tree'"
 	g diff --quiet HEAD -- || die "$TREE has uncommitted edits; the package is built from committed work only"
 	mkdir -p "$OUT"
@@ -343,6 +346,7 @@ cmd_package() {
 	tree=$(module_tree)
 	# 8 hex digits keep the .deb's name within lintian's 80 characters
 	tip=$(g rev-parse --short=8 work)
+	n_in=$(selected in) n_out=$(selected out)
 	n_all=$((n_in + n_out))
 	# VERSION: the base's upstream version, the number of commits in the
 	# module and the prepared tree's tip (reproducible: tree.sh commits

@@ -402,16 +402,17 @@ INJECT=$(sed -n 's/.*rfc8797\.inject=\([^ ]*\).*/\1/p' /proc/cmdline)
 # virtio_net as a module), within 10 s; prints its name
 nic_up() {
 	modprobe virtio_net 2>/dev/null
-	slowwait 10 nic_found || return 1
-	ip link set "$NIC" up
-	echo "$NIC"
+	local nic
+	slowwait 10 nic_found nic || return 1
+	ip link set "$nic" up
+	echo "$nic"
 }
-# nic_found: sets NIC to the first network device that is neither lo nor
-# a dummy
+# nic_found VAR: sets the caller's variable VAR to the first network
+# device that is neither lo nor a dummy; fails when there is none
 nic_found() {
 	local d
 	for d in /sys/class/net/*; do
-		case "${d##*/}" in lo|dummy*|'*') ;; *) NIC=${d##*/}; return 0 ;; esac
+		case "${d##*/}" in lo|dummy*|'*') ;; *) printf -v "$1" %s "${d##*/}"; return 0 ;; esac
 	done
 	return 1
 }

@@ -50,14 +50,16 @@ SRV_REPLY="$SRV_REPLY data=$SRV_MSG$(zeros $((OURLEN - 8)))"
 log "transport $TRANSPORT ($VIEW view), max Private Data $MAXLEN," \
 	"server R=$SRV_R send=$SRV_SEND recv=$SRV_RECV"
 
-# conns_listed: the server lists a connection; sets L to the lines and
-# line to them joined by newlines (row's locals)
+# conns_listed LINES LINE: the server lists a connection; sets the
+# caller's array LINES to the lines and its variable LINE to them joined
+# by newlines (in this shell, without a fork: slowwait polls it)
 # shellcheck disable=SC2317 # run by slowwait
 conns_listed() {
-	mapfile -t L <"$CONNS"
-	printf -v line '%s\n' "${L[@]}"
-	line=${line%$'\n'}
-	[ ${#L[@]} != 0 ]
+	local -n _cl_lines=$1 _cl_line=$2
+	mapfile -t _cl_lines <"$CONNS"
+	printf -v _cl_line '%s\n' "${_cl_lines[@]}"
+	_cl_line=${_cl_line%$'\n'}
+	[ ${#_cl_lines[@]} != 0 ]
 }
 
 row() {
@@ -79,7 +81,7 @@ row() {
 	slowwait 30 has_line $out '^(event=|done)'
 	line=""
 	# the server lists the connection once it has accepted it
-	has_line $out '^event=RDMA_CM_EVENT_ESTABLISHED' && slowwait 5 conns_listed
+	has_line $out '^event=RDMA_CM_EVENT_ESTABLISHED' && slowwait 5 conns_listed L line
 	kill -TERM $pid 2>/dev/null
 	wait $pid
 	rc=$?

@@ -111,21 +111,22 @@ PER=$((n / 10))
 pass chunks-calibrate
 log "sq_depth $DEPTH, Receive $RECV octets, $PER Send Queue entries per Read segment"
 
-# reply_is OUT PROC: cm-peer printed an rpc-reply of PROC (RDMA_MSG, or
-# "RDMA_ERROR err=ERR_CHUNK"); "PROC|closed": that or the server's
-# disconnect; sets REPLY
+# reply_is OUT PROC VAR: cm-peer printed an rpc-reply of PROC (RDMA_MSG,
+# or "RDMA_ERROR err=ERR_CHUNK"); "PROC|closed": that or the server's
+# disconnect; sets the caller's variable VAR to the reply line
 reply_is() {
-	REPLY=$(grep -m1 '^rpc-reply' "$1")
+	local -n _ri_reply=$3
+	_ri_reply=$(grep -m1 '^rpc-reply' "$1")
 	if [ "${2%|closed}" != "$2" ]; then
-		[ "$REPLY" = "rpc-reply disconnected" ] || reply_is "$1" "${2%|closed}"
+		[ "$_ri_reply" = "rpc-reply disconnected" ] || reply_is "$1" "${2%|closed}" "$3"
 		return
 	fi
-	[[ "$REPLY" == "rpc-reply xid="*" proc=$2 "* ]]
+	[[ "$_ri_reply" == "rpc-reply xid="*" proc=$2 "* ]]
 }
 
 # read_case NAME SEGMENTS PROC
 read_case() {
-	local name=$1 n=$2 want=$3 rc
+	local name=$1 n=$2 want=$3 rc reply
 	if [ $((40 + 24 * n)) -gt "$RECV" ] || [ "$n" -gt 2048 ]; then
 		skip "$name" "$n Read segments do not fit in one $RECV-octet call on $TRANSPORT"
 		return
@@ -133,25 +134,25 @@ read_case() {
 	log "$name: a NULL call behind $n Read segments ($((n * PER)) WRs, depth $DEPTH)"
 	peer $OUT/$name.out --call "readlist:$n" --hold 1 --timeout 20
 	rc=$?
-	if reply_is $OUT/$name.out "$want"; then
+	if reply_is $OUT/$name.out "$want" reply; then
 		pass "$name"
 	else
-		fail "$name" "want $want within 20 s, got '${REPLY:-no reply}' (cm-peer exit $rc)"
+		fail "$name" "want $want within 20 s, got '${reply:-no reply}' (cm-peer exit $rc)"
 	fi
 }
 
 # write_case NAME SEGMENTS PROC
 write_case() {
-	local name=$1 n=$2 want=$3 rc
+	local name=$1 n=$2 want=$3 rc reply
 	log "$name: an NFSv4.0 READ into $n Write segments (+1 Send, depth $DEPTH)"
 	peer $OUT/$name.out --call "writelist:$n:$FILE" --hold 1 --timeout 20
 	rc=$?
-	if ! reply_is $OUT/$name.out "$want"; then
-		fail "$name" "want $want within 20 s, got '${REPLY:-no reply}' (cm-peer exit $rc)"
-	elif [ "$want" = RDMA_MSG ] && [ "$(field nfs_status "$REPLY")" != 0 ]; then
-		fail "$name" "the NFS READ failed: $REPLY"
-	elif [ "$want" = RDMA_MSG ] && [ "$(field data "$REPLY")" != "$PATTERN" ]; then
-		fail "$name" "the server wrote '$(field data "$REPLY")', the file starts with '$PATTERN'"
+	if ! reply_is $OUT/$name.out "$want" reply; then
+		fail "$name" "want $want within 20 s, got '${reply:-no reply}' (cm-peer exit $rc)"
+	elif [ "$want" = RDMA_MSG ] && [ "$(field nfs_status "$reply")" != 0 ]; then
+		fail "$name" "the NFS READ failed: $reply"
+	elif [ "$want" = RDMA_MSG ] && [ "$(field data "$reply")" != "$PATTERN" ]; then
+		fail "$name" "the server wrote '$(field data "$reply")', the file starts with '$PATTERN'"
 	elif [ "$rc" != 0 ]; then
 		fail "$name" "the connection did not end cleanly after the reply (cm-peer exit $rc)"
 	else
