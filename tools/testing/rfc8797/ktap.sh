@@ -105,11 +105,17 @@ ktap_print_totals() {
 	ktap_line "# totals: pass:$KTAP_CNT_PASS fail:$KTAP_CNT_FAIL skip:$KTAP_CNT_SKIP"
 }
 
-ktap_subtest_begin() {
-	[ -n "$KTAP_INDENT" ] || ktap_print_header >/dev/null
+# ktap_push NAME: one level down, into the block NAME, with counters of
+# its own (ktap_pop restores the enclosing level's)
+ktap_push() {
 	KTAP_STACK+=("$KTAP_TESTNUM:$KTAP_CNT_PASS:$KTAP_CNT_FAIL:$KTAP_CNT_SKIP:$KTAP_PLAN:$KTAP_SUBTEST")
 	KTAP_INDENT="$KTAP_INDENT    "
 	KTAP_TESTNUM=0 KTAP_CNT_PASS=0 KTAP_CNT_FAIL=0 KTAP_CNT_SKIP=0 KTAP_PLAN="" KTAP_SUBTEST=$1
+}
+
+ktap_subtest_begin() {
+	[ -n "$KTAP_INDENT" ] || ktap_print_header >/dev/null
+	ktap_push "$1"
 	ktap_line "KTAP version 1"
 	ktap_line "# Subtest: $1"
 	[ -z "${2:-}" ] || ktap_set_plan "$2"
@@ -135,15 +141,13 @@ ktap_subtest_end() {
 # ktap_pop [REASON]: back to the enclosing level, with the block's result
 # line there: "ok" without a REASON, else "not ok" for REASON
 ktap_pop() {
-	local name=$KTAP_SUBTEST n l outer0 outer1 outer2 outer3 outer4 outer5
-	local -a lines outer
-	# the name last: it may hold ":"
-	IFS=: read -r outer0 outer1 outer2 outer3 outer4 outer5 <<<"${KTAP_STACK[-1]}"
-	outer=("$outer0" "$outer1" "$outer2" "$outer3" "$outer4" "$outer5")
+	local name=$KTAP_SUBTEST n l
+	local -a lines
+	# the enclosing level's state, its name last: it may hold ":"
+	IFS=: read -r KTAP_TESTNUM KTAP_CNT_PASS KTAP_CNT_FAIL KTAP_CNT_SKIP KTAP_PLAN \
+		KTAP_SUBTEST <<<"${KTAP_STACK[-1]}"
 	unset 'KTAP_STACK[-1]'
 	KTAP_INDENT=${KTAP_INDENT%    }
-	KTAP_TESTNUM=${outer[0]} KTAP_CNT_PASS=${outer[1]} KTAP_CNT_FAIL=${outer[2]}
-	KTAP_CNT_SKIP=${outer[3]} KTAP_PLAN=${outer[4]} KTAP_SUBTEST=${outer[5]:-}
 	if [ -z "$KTAP_INDENT" ] && [ -n "$KTAP_FILE" ]; then
 		n=0
 		mapfile -t lines <"$KTAP_FILE"
@@ -191,8 +195,7 @@ ktap_subtest_cmd() {
 	shift
 	out=$(mktemp) || return 1
 	"$@" >"$out" && rc=0 || rc=$?
-	KTAP_STACK+=("$KTAP_TESTNUM:$KTAP_CNT_PASS:$KTAP_CNT_FAIL:$KTAP_CNT_SKIP:$KTAP_PLAN:$KTAP_SUBTEST")
-	KTAP_INDENT="$KTAP_INDENT    " KTAP_SUBTEST=$name
+	ktap_push "$name"
 	ktap_line "# Subtest: $name"
 	while IFS= read -r line; do
 		ktap_line "$line"
