@@ -262,17 +262,18 @@ def main():
     ours_def_cfg = "th=8192,r=1"
     tgt = []
     # T1: chunks and LOCAL_INVs of 4 KiB random I/O at the defaults: from
-    # the sweep, or without one (BENCH=quick) from every timed run, whose
-    # counters cover its measured phase alike
+    # the sweep (NFSv3), and for what it does not run (NFSv4.2, or no
+    # sweep: BENCH=quick) from every timed run, whose counters cover its
+    # measured phase alike
     t1 = []
     for wl in ("randread-4k", "randwrite-4k"):
         for vers in sorted({r["vers"] for r in sweep + timed if r["wl"] == wl}):
-            if sweep:
-                o = [sweep_row("ours", ours_def_cfg, vers, wl)]
-                s = sweep_row("stock", "def", vers, wl)
-            else:
+            o = [sweep_row("ours", ours_def_cfg, vers, wl)]
+            s = sweep_row("stock", "def", vers, wl)
+            if o[0] is None:
                 o = [r for r in timed if (r["kernel"], r["cfg"], r["vers"], r["wl"])
                      == ("ours", "def", vers, wl)]
+            if s is None:
                 s = next((r for r in timed if (r["kernel"], r["cfg"], r["vers"], r["wl"])
                           == ("stock", "def", vers, wl)), None)
             segs = [sweep_per(x, "segs") for x in o]
