@@ -505,6 +505,46 @@ def main():
             fmt_op(per_op("ours", vers, wl)), fmt_op(per_op("base", vers, wl)),
             "%.0f" % (1e6 / lk[0]) if lk else "-"))
     w("")
+    # the rxe link during each timed run, both sides (bench-client.sh
+    # link_json; runs since it, none before)
+    lks = ("pk", "retry", "seq", "oos", "dup", "rnr")
+
+    def link_of_runs(kernel, vers, wl):
+        per = {k: [] for k in lks}
+        for r in timed:
+            if (r["kernel"], r["cfg"], r["vers"], r["wl"]) != (kernel, "def", vers, wl):
+                continue
+            v = {k: (num(r.get("s_" + k)), num(r.get("c_" + k))) for k in lks}
+            if any(None in x for x in v.values()):
+                continue
+            n = num(r.get("rpcs"))
+            per["pk"].append(sum(v["pk"]) / n if n else None)
+            for k in lks[1:]:
+                per[k].append(sum(v[k]))
+        return {k: (statistics.median(x) if x and None not in x else None) for k, x in per.items()}
+    if any("s_pk" in r for r in timed):
+        w("### The link during the workloads")
+        w("")
+        w("What each rxe device counted during the measured window, both sides "
+          "added (its hw_counters), medians over rounds: packets per RPC; the "
+          "requester's retries (completer_retry_err: after a timeout or a NAK), "
+          "sequence-error NAKs received, the responder's out-of-sequence packets "
+          "(one lost on the way) and duplicates (one sent again), RNR NAKs "
+          "received (a Send that found no Receive posted).  Every one but the packets costs "
+          "time: a retry waits out rxe's timer.")
+        w("")
+        w("| NFS | workload | kernel | packets per RPC | retries | seq NAKs | out of sequence "
+          "| duplicates | RNR NAKs |")
+        w("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for vers, wl in keys:
+            for k in ("ours", "base"):
+                st = link_of_runs(k, vers, wl)
+                if all(v is None for v in st.values()):
+                    continue
+                w("| %s | %s | %s | %s | %s |" % (
+                    vers, wl, k, "-" if st["pk"] is None else "%.1f" % st["pk"],
+                    " | ".join("-" if st[x] is None else "%g" % st[x] for x in lks[1:])))
+        w("")
     w("## Counters per RPC (sweep, one pass each)")
     w("")
     if not sweep:

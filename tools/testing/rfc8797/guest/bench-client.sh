@@ -88,7 +88,15 @@ counters() {
 			printf "%s", op
 		}
 	' /proc/self/mountstats
-	echo " swi=$(field send_inv "$s" na) splain=$(field send_plain "$s" na) sq=$(field SQ "$s" na)"
+	echo -n " swi=$(field send_inv "$s" na) splain=$(field send_plain "$s" na) sq=$(field SQ "$s" na)"
+	# the link, both sides (guest/lib.sh link_counts): the server's
+	# prefixed s_, the client's c_ (no process per field: each costs
+	# tens of milliseconds under TCG)
+	local w lk
+	link_counts lk
+	for w in $s; do [[ "$w" = lk_* ]] && echo -n " s_${w#lk_}"; done
+	for w in $lk; do echo -n " c_${w#lk_}"; done
+	echo
 }
 
 # delta KEY BEFORE AFTER: AFTER's KEY minus BEFORE's, "na" unless both
@@ -97,6 +105,24 @@ delta() {
 	local a b
 	a=$(field "$1" "$2" na) b=$(field "$1" "$3" na)
 	[[ "$a" =~ ^[0-9]+$ && "$b" =~ ^[0-9]+$ ]] && echo $((b - a)) || echo '"na"'
+}
+
+# link_json BEFORE AFTER: the link counters' deltas of both sides as
+# JSON members (,"s_pk":N,...)
+link_json() {
+	local -A x y
+	local w k v out=""
+	for w in $1; do x[${w%%=*}]=${w#*=}; done
+	for w in $2; do y[${w%%=*}]=${w#*=}; done
+	for w in s c; do
+		for k in pk retry seq oos dup rnr; do
+			k=${w}_$k v='"na"'
+			[[ "${x[$k]:-}" =~ ^[0-9]+$ && "${y[$k]:-}" =~ ^[0-9]+$ ]] &&
+				v=$((y[$k] - x[$k]))
+			out+=",\"$k\":$v"
+		done
+	done
+	echo "$out"
 }
 
 # configure CFG: both peers' settings for CFG; prints the threshold the
@@ -482,7 +508,7 @@ for cfg in $configs; do
 			# mount's per-op statistics: queued before it was sent,
 			# its round trip, and all of it (milliseconds summed)
 			case "$wl" in *read*) o=re ;; *write*) o=wr ;; *) o=none ;; esac
-			printf '{"kind":"%s","round":%s,"kernel":"%s","cfg":"%s","th":%s,"vers":"%s","wl":"%s","rate":%s,"checked":%s,"op_ops":%s,"op_q":%s,"op_rtt":%s,"op_exe":%s,"rpcs":%s,"segs":%s,"linv":%s,"rinv":%s,"swi":%s,"splain":%s,"sq":%s,"c2s":"%s","s2c":"%s","r":"%s"}\n' \
+			printf '{"kind":"%s","round":%s,"kernel":"%s","cfg":"%s","th":%s,"vers":"%s","wl":"%s","rate":%s,"checked":%s,"op_ops":%s,"op_q":%s,"op_rtt":%s,"op_exe":%s,"rpcs":%s,"segs":%s,"linv":%s,"rinv":%s,"swi":%s,"splain":%s,"sq":%s,"c2s":"%s","s2c":"%s","r":"%s"%s}\n' \
 				"$kind" "$round" "$kernel" "$cfg" "$th" "$v" "$wl" "$rate" "$checked" \
 				"$(delta ${o}_ops "$before" "$after")" "$(delta ${o}_q "$before" "$after")" \
 				"$(delta ${o}_rtt "$before" "$after")" "$(delta ${o}_exe "$before" "$after")" \
@@ -490,7 +516,7 @@ for cfg in $configs; do
 				"$(delta linv "$before" "$after")" "$(delta rinv "$before" "$after")" \
 				"$(delta swi "$before" "$after")" "$(delta splain "$before" "$after")" \
 				"$(delta sq "$before" "$after")" "$(field c2s "$neg" na)" "$(field s2c "$neg" na)" \
-				"$(field r "$neg" na)" >>$OUT
+				"$(field r "$neg" na)" "$(link_json "$before" "$after")" >>$OUT
 		done
 		[ "$memory" = 0 ] || memory after-io "$cfg" "$v" "$mnt" "$size"
 		umount_nfs "$mnt"

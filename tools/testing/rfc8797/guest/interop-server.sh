@@ -34,8 +34,9 @@
 #                      snapshot, once they have stopped moving (svcrdma
 #                      counts a Send when it completes, a little after
 #                      the client has the reply), without the rest of a
-#                      snapshot: make bench asks before and after each
-#                      workload
+#                      snapshot, then the server's link counters
+#                      (guest/lib.sh link_counts): make bench asks before
+#                      and after each workload
 #   prep PATH SIZE     the file make bench's reads read, PATH in the
 #                      export, SIZE (e.g. 384m) of 1 MiB fio writes whose
 #                      every 4 KiB carries its checksum and offset
@@ -90,6 +91,7 @@ request() {
 			"queues=$(qmem_count) sq_depth=$(field sq_depth "$l" na)"
 		return ;;
 	counters)
+		. "$(dirname "$0")/lib.sh"
 		counters
 		return ;;
 	"prep "*)
@@ -129,7 +131,7 @@ send_counts() {
 # counters: the counters once two readings 0.3 s apart agree (at most
 # about 6 s; then the last reading)
 counters() {
-	local i prev counts
+	local i prev counts lk
 	send_counts counts
 	for ((i = 0; i < 20; i++)); do
 		prev=$counts
@@ -137,7 +139,8 @@ counters() {
 		send_counts counts
 		[ "$counts" = "$prev" ] && break
 	done
-	echo "counters $counts"
+	link_counts lk
+	echo "counters $counts $lk"
 }
 
 # prep_file PATH SIZE: see "prep" above; written under another name and

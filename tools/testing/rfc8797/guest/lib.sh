@@ -376,6 +376,33 @@ qmem_count() {
 		     END { print n + 0 ":" b + 0 ":" m + 0 }' /tmp/qmem-mark -
 }
 
+# link_counts VAR: sets the caller's variable VAR to what this guest's
+# soft-RoCE device counted (hw_counters of its port; "na" without one),
+# as "lk_pk=SENT lk_retry=R lk_seq=S lk_oos=O lk_dup=D lk_rnr=N":
+# packets sent, the requester's retries (completer_retry_err: a
+# timeout or a NAK made it send again), sequence-error NAKs it
+# received (rcvd_seq_err), the responder's out-of-sequence packets (a
+# packet lost on the way: out_of_seq_request) and duplicates (a packet
+# sent again: duplicate_request), and RNR NAKs it received (a Send that
+# found no Receive posted: rcvd_rnr_err).  Read without a process of
+# its own.
+link_counts() {
+	# locals named apart from any caller's VAR
+	local _d _n _v _out=""
+	for _d in /sys/class/infiniband/*/ports/1/hw_counters; do
+		[ -r "$_d/sent_pkts" ] || continue
+		for _n in sent_pkts:pk completer_retry_err:retry rcvd_seq_err:seq \
+			out_of_seq_request:oos duplicate_request:dup rcvd_rnr_err:rnr; do
+			_v=na
+			[ -r "$_d/${_n%:*}" ] && read -r _v <"$_d/${_n%:*}"
+			_out+=" lk_${_n#*:}=$_v"
+		done
+		break
+	done
+	[ -n "$_out" ] || _out=" lk_pk=na lk_retry=na lk_seq=na lk_oos=na lk_dup=na lk_rnr=na"
+	printf -v "$1" '%s' "${_out# }"
+}
+
 # dmesg_clean: no crash, WARNING, lockup, sanitizer or lockdep report
 # so far (DMESG_BAD, common.sh)
 dmesg_clean() {
