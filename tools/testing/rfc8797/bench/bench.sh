@@ -92,11 +92,18 @@ link)
 	;;
 *) die "BENCH=$mode: quick, full, sweep or link" ;;
 esac
-# To look closer at one gap: BENCH_WORKLOADS, BENCH_VERSIONS and
-# BENCH_RUNTIME replace the timed rounds' workloads, NFS versions and
-# window; BENCH_KERNELS the kernels of each round (of ours, base and
-# stock).  A target whose kernels or workloads are left out is not
-# checked; the report says which.
+# To look closer at one gap (BENCH=quick or full): BENCH_WORKLOADS,
+# BENCH_VERSIONS and BENCH_RUNTIME (1 to 8 s: the reads' file, 64 MiB a
+# second of window, and the writes' data must fit the server guest's
+# tmpfs) replace the timed rounds' workloads, NFS versions and window;
+# BENCH_KERNELS the kernels of each round (of ours, base and stock).
+# The report lists a target whose kernels or workloads were left out as
+# not checked.
+chosen=${BENCH_WORKLOADS:-}${BENCH_VERSIONS:-}${BENCH_RUNTIME:-}${BENCH_KERNELS:-}
+case "$mode" in
+quick | full) ;;
+*) [ -z "$chosen" ] || die "BENCH_WORKLOADS, BENCH_VERSIONS, BENCH_RUNTIME, BENCH_KERNELS: BENCH=quick or full only" ;;
+esac
 workloads=${BENCH_WORKLOADS:-$workloads}
 versions=${BENCH_VERSIONS:-$versions}
 runtime=${BENCH_RUNTIME:-$runtime}
@@ -104,7 +111,14 @@ read -ra kernels <<<"${BENCH_KERNELS:-ours base stock}"
 for k in "${kernels[@]}"; do
 	case "$k" in ours | base | stock) ;; *) die "BENCH_KERNELS=$BENCH_KERNELS: ours, base, stock" ;; esac
 done
-[[ "$runtime" =~ ^[0-9]+$ ]] || die "BENCH_RUNTIME=$runtime: seconds"
+[ "$(printf '%s\n' "${kernels[@]}" | sort -u | wc -l)" = ${#kernels[@]} ] ||
+	die "BENCH_KERNELS=$BENCH_KERNELS: each kernel once"
+for wl in $workloads; do
+	case "$wl" in randread-*k | randwrite-*k | read-1m | write-1m | meta) ;;
+	*) die "BENCH_WORKLOADS: $wl is none of randread-Nk, randwrite-Nk, read-1m, write-1m, meta" ;;
+	esac
+done
+[ "$mode" = link ] || [[ "$runtime" =~ ^[1-8]$ ]] || die "BENCH_RUNTIME=$runtime: 1 to 8 seconds"
 # the perftest runs that bound the workloads (TEST:SIZE:DEPTH): the
 # Send/Receive message rate at each random I/O size at depth 16 (fio's
 # iodepth) and, but in BENCH=quick (whose workloads all run at depth
@@ -233,8 +247,8 @@ done
 # only the runs that completed (a retried pair's crashed run is renamed)
 cat "$out"/*/client/bench.jsonl >"$out/bench.jsonl" 2>/dev/null
 printf '%s\n' "${retries[@]}" >"$out/retries.txt"
-chose=()
-[ -z "${BENCH_WORKLOADS:-}" ] || chose=(--workloads "$workloads")
+chose=(--kernels "${kernels[*]}")
+[ -z "${BENCH_WORKLOADS:-}" ] || chose+=(--workloads "$workloads")
 # a base whose Send Queue waiters queue (upstream's svc_rdma_sq_wait, in
 # mainline) does not retry a full Send Queue, which the 1 MiB read
 # target counts on (Debian's 6.12 does)

@@ -381,13 +381,14 @@ qmem_count() {
 # as "lk_pk=SENT lk_retry=R lk_seq=S lk_oos=O lk_dup=D lk_rnr=N":
 # packets sent, the requester's retries (completer_retry_err: a
 # timeout or a NAK made it send again), sequence-error NAKs it
-# received (rcvd_seq_err), the responder's out-of-sequence packets (a
-# packet lost on the way: out_of_seq_request) and duplicates (a packet
-# sent again: duplicate_request), and RNR NAKs it received (a Send that
-# found no Receive posted: rcvd_rnr_err).  Read without a process of
-# its own.
+# received (rcvd_seq_err), the responder's out-of-sequence gaps (once
+# per gap, however many packets were lost: out_of_seq_request) and
+# duplicate packets (each one sent again: duplicate_request), and RNR
+# NAKs it received (a Send that found no Receive posted: rcvd_rnr_err).
+# Read without a process of its own.
 link_counts() {
-	# locals named apart from any caller's VAR
+	# locals named apart from the caller's VAR, which must not be one
+	[[ "$1" != _* ]] || return 1
 	local _d _n _v _out=""
 	for _d in /sys/class/infiniband/*/ports/1/hw_counters; do
 		[ -r "$_d/sent_pkts" ] || continue
