@@ -187,4 +187,4 @@ help:
 	@echo "                     to try the fallback"
 	@echo "  JOBS               parallel build jobs (default: nproc)"
 	@echo "  FORCE=1            make tree discards tree commits not written back"
-	@echo "Stages of check.sh: ktap kunit sparse checkpatch fuzz wireshark e2e hostile sendqueue storm interop dkms trixie (default), kunit_upstream wireshark_live"
+	@echo "Stages of check.sh: ktap bench kunit sparse checkpatch fuzz wireshark e2e hostile sendqueue storm interop dkms trixie (default), kunit_upstream wireshark_live"

@@ -4,8 +4,8 @@
 # "N passed, N failed".  Each stage below adds named results; a stage
 # that cannot run counts as failed, never as skipped.
 #
-#   check.sh [STAGE...]   stages: kunit sparse checkpatch fuzz wireshark e2e
-#                         hostile sendqueue storm interop dkms trixie (default:
+#   check.sh [STAGE...]   stages: ktap bench kunit sparse checkpatch fuzz wireshark
+#                         e2e hostile sendqueue storm interop dkms trixie (default:
 #                         all, in that order; dkms and trixie on the 6.12
 #                         base only), and
 #                         kunit_upstream (make kunit-upstream, check-debug),
@@ -32,7 +32,7 @@ resolve_base || exit 1
 check_inject
 
 stages=("$@")
-ALL_STAGES=(ktap kunit sparse checkpatch fuzz wireshark e2e hostile sendqueue storm interop)
+ALL_STAGES=(ktap bench kunit sparse checkpatch fuzz wireshark e2e hostile sendqueue storm interop)
 # the DKMS package is the 6.12 line's
 [ "$RFC_BASE" != 6.12 ] || ALL_STAGES+=(dkms trixie)
 # When make check runs both bases, the 6.12 base runs what guards the
@@ -118,6 +118,14 @@ stage_kunit() {
 stage_ktap() {
 	"$RFC_HARNESS/ktap-selftest.sh" >"$run/ktap-selftest.ktap" 2>"$run/ktap-selftest.log"
 	import_ktap "$run/ktap-selftest.ktap" "ktap: "
+}
+
+# make bench's targets (bench/report.py) on made-up results whose
+# numbers are known: what fails the bench, what it lists as not checked
+# (a second or two, host only)
+stage_bench() {
+	"$RFC_HARNESS/bench/report-selftest.sh" >"$run/bench-report.ktap" 2>"$run/bench-report.log"
+	import_ktap "$run/bench-report.ktap" "bench: "
 }
 
 # import (not in ALL_STAGES): the results of the KTAP file KTAP_IMPORT,
