@@ -17,7 +17,8 @@
 #    connection allocated.
 # 2. Timed comparisons, interleaved: ROUNDS rounds, each one boot of our
 #    kernel, of the base and of Debian's stock kernel on both sides, in
-#    an order rotated from round to round.  Each round gives one pair
+#    an order that changes from round to round, ours and the base always
+#    next to each other (below).  Each round gives one pair
 #    ours/base (the series' own effect: the headline) and one pair
 #    ours/stock (Debian's kernel to ours, configuration included) per
 #    workload; report.py gives the median ratio and a bootstrap 95%
@@ -223,18 +224,23 @@ if [ -n "$sweep" ]; then
 	run sweep-stockclient ours stock --kind sweep --kernel stock-client --memory --configs def \
 		--versions 3 --workloads "$sweep_wl" --runtime 2
 fi
-# The timed rounds: one boot of each kernel on both sides per round, the
-# order rotated from round to round (ours, base, stock; base, stock,
-# ours; ...), so that a drift of the machine during the run weighs on
-# each kernel alike; ours and base first measure the link (perftest).
-# BENCH=link: ours alone, the link alone.
+# The timed rounds: one boot of each kernel on both sides per round, in
+# an order that changes from round to round so that a drift of the
+# machine during the run weighs on each kernel alike, and that keeps
+# ours and the base next to each other: ours / base, the headline, is a
+# pair of boots a few minutes apart, never two boots of stock apart (a
+# machine that slowed down threefold between two boots of a round made
+# such a pair 0.3x).  The orders, round after round: ours base stock;
+# stock base ours; base ours stock; stock ours base.  Ours and base
+# first measure the link (perftest).  BENCH=link: ours alone, the link
+# alone.
 [ "$mode" != link ] || kernels=(ours)
+orders=("ours base stock" "stock base ours" "base ours stock" "stock ours base")
 for ((i = 1; i <= rounds; i++)); do
 	common=(--kind timed --round "$i" --versions "$versions" --workloads "$workloads"
 		--runtime "$runtime" --files "$files" --perftest-seconds "$ptsec")
-	n=${#kernels[@]}
-	for ((j = 0; j < n; j++)); do
-		k=${kernels[$(((i - 1 + j) % n))]}
+	for k in ${orders[$(((i - 1) % ${#orders[@]}))]}; do
+		[[ " ${kernels[*]} " = *" $k "* ]] || continue
 		case "$k" in
 		ours) run "round$i-ours" ours ours "${common[@]}" --kernel ours --perftest "$link" \
 			--configs "$ours_cfgs" ;;
