@@ -253,14 +253,14 @@ done
 # only the runs that completed (a retried pair's crashed run is renamed)
 cat "$out"/*/client/bench.jsonl >"$out/bench.jsonl" 2>/dev/null
 printf '%s\n' "${retries[@]}" >"$out/retries.txt"
-chose=(--kernels "${kernels[*]}")
-[ -z "${BENCH_WORKLOADS:-}" ] || chose+=(--workloads "$workloads")
+report_args=(--kernels "${kernels[*]}")
+[ -z "${BENCH_WORKLOADS:-}" ] || report_args+=(--workloads "$workloads")
 # a base whose Send Queue waiters queue (upstream's svc_rdma_sq_wait, in
 # mainline) does not retry a full Send Queue, which the 1 MiB read
 # target counts on (Debian's 6.12 does)
 ! grep -qs svc_rdma_sq_wait "$CACHE/src/base/net/sunrpc/xprtrdma/svc_rdma_sendto.c" ||
-	chose+=(--base-sq-queued)
-/usr/bin/python3 "$RFC_HARNESS/bench/report.py" --mode "$mode" --seconds $((SECONDS - start)) "${chose[@]}" \
+	report_args+=(--base-sq-queued)
+/usr/bin/python3 "$RFC_HARNESS/bench/report.py" --mode "$mode" --seconds $((SECONDS - start)) "${report_args[@]}" \
 	--retries "$out/retries.txt" "$out/bench.jsonl" "$out" || failed=1
 if [ "$failed" = 0 ]; then
 	msg "bench: $out/bench.md"

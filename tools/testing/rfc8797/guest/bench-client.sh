@@ -107,20 +107,18 @@ delta() {
 	[[ "$a" =~ ^[0-9]+$ && "$b" =~ ^[0-9]+$ ]] && echo $((b - a)) || echo '"na"'
 }
 
-# link_json BEFORE AFTER: the link counters' deltas of both sides as
-# JSON members (,"s_pk":N,...)
+# link_json BEFORE AFTER: the deltas of both sides' link counters (the
+# s_ and c_ keys counters prints, named by guest/lib.sh link_counts) as
+# JSON members (,"s_pk":N,...), "na" unless both readings are numbers
 link_json() {
-	local -A x y
+	local -A x
 	local w k v out=""
 	for w in $1; do x[${w%%=*}]=${w#*=}; done
-	for w in $2; do y[${w%%=*}]=${w#*=}; done
-	for w in s c; do
-		for k in pk retry seq oos dup rnr; do
-			k=${w}_$k v='"na"'
-			[[ "${x[$k]:-}" =~ ^[0-9]+$ && "${y[$k]:-}" =~ ^[0-9]+$ ]] &&
-				v=$((y[$k] - x[$k]))
-			out+=",\"$k\":$v"
-		done
+	for w in $2; do
+		k=${w%%=*} v=${w#*=}
+		[[ "$k" = [sc]_* ]] || continue
+		[[ "${x[$k]:-}" =~ ^[0-9]+$ && "$v" =~ ^[0-9]+$ ]] && v=$((v - x[$k])) || v='"na"'
+		out+=",\"$k\":$v"
 	done
 	echo "$out"
 }
