@@ -13,7 +13,8 @@
 #     lists the targets on them as not run, and fails none for it;
 #   - the chunk target reads NFSv4.2 from the timed runs when the sweep
 #     (NFSv3) does not have it;
-#   - the link table gives its events per 1000 RPCs;
+#   - the link table gives its events per 1000 RPCs, the CPU table its
+#     time per RPC and busy share;
 # and which guest pairs the bench runs again (lib.sh stock_trouble):
 # one whose stock guest had trouble of Debian's kernel under TCG, a
 # debug exception in kernel mode included, never one whose trouble was
@@ -60,7 +61,9 @@ for i in range(1, rounds + 1):
                              "sq": 0 if k == "ours" else 100, "c2s": "na", "s2c": "na", "r": "na",
                              "s_pk": 6000, "c_pk": 4000, "s_retry": 2, "c_retry": 3,
                              "s_seq": 0, "c_seq": 1, "s_oos": 1, "c_oos": 0, "s_dup": 0,
-                             "c_dup": 0, "s_rnr": 0, "c_rnr": 0})
+                             "c_dup": 0, "s_rnr": 0, "c_rnr": 0,
+                             "c_cpu": 300, "c_sys": 200, "c_idle": 500,
+                             "s_cpu": 450 if k == "ours" else 600, "s_sys": 400, "s_idle": 350})
         if k in ("ours", "base"):
             for test, size, depth in (("send_bw", 4096, 16), ("write_bw", 1048576, 0)):
                 rows.append({"kind": "link", "round": i, "kernel": k, "test": test,
@@ -113,7 +116,11 @@ expect "4 KiB geometric mean 1.3x of the base is met" yes \
 	"$(row good "ours / base: 4 KiB random read and write")"
 expect "the link table gives retries per 1000 RPCs" \
 	"| 3 | read-1m | ours | 4 | 10.0 | 5.0 | 1.0 | 1.0 | 0.0 | 0.0 |" \
-	"$(grep '^| 3 | read-1m | ours |' "$tmp/good/bench.md" | tail -n 1)"
+	"$(grep '^| 3 | read-1m | ours |' "$tmp/good/bench.md" | grep -v '%' | tail -n 1)"
+
+expect "the CPU table gives microseconds per RPC and the busy share" \
+	"| 3 | read-1m | ours | 4 | 3000 (2000) | 38% | 4500 (4000) | 56% |" \
+	"$(grep '^| 3 | read-1m | ours |' "$tmp/good/bench.md" | grep '%' | tail -n 1)"
 
 results slow-1m
 expect "1 MiB reads 10% slower than the base fail the run" 1 "$(report slow-1m quick)"

@@ -570,6 +570,52 @@ def main():
                     vers, wl, k, n, st["pk"],
                     " | ".join("%.1f" % st[x] for x in lks[1:])))
         w("")
+    # the CPUs during each timed run, both sides (guest/lib.sh
+    # cpu_counts, in 1/100 s; runs since it, none before)
+    def cpu_of_runs(kernel, vers, wl):
+        """Medians over the rounds, per side (c_, s_): busy and kernel
+        microseconds per RPC, and the busy share of the CPUs' time"""
+        per = {(sd, k): [] for sd in "cs" for k in ("cpu", "sys", "util")}
+        for r in timed:
+            if (r["kernel"], r["cfg"], r["vers"], r["wl"]) != (kernel, "def", vers, wl):
+                continue
+            v = {(sd, k): num(r.get("%s_%s" % (sd, k))) for sd in "cs"
+                 for k in ("cpu", "sys", "idle")}
+            n = num(r.get("rpcs"))
+            if not n or None in v.values():
+                continue
+            for sd in "cs":
+                per[(sd, "cpu")].append(1e4 * v[(sd, "cpu")] / n)
+                per[(sd, "sys")].append(1e4 * v[(sd, "sys")] / n)
+                t = v[(sd, "cpu")] + v[(sd, "idle")]
+                per[(sd, "util")].append(100.0 * v[(sd, "cpu")] / t if t else 0.0)
+        return ({k: (statistics.median(x) if x else None) for k, x in per.items()},
+                len(per[("c", "cpu")]))
+    if any("s_cpu" in r for r in timed):
+        w("### The CPUs during the workloads")
+        w("")
+        w("Each guest's CPU time during the measured window (/proc/stat, both vCPUs "
+          "added; each side read first when the counters are asked for), medians "
+          "over the rounds: busy time per RPC (user, system, interrupts; rxe's "
+          "packet processing and svcrdma run as system or softirq time), of it "
+          "the kernel's (system and interrupts), and the busy share of the "
+          "guest's two vCPUs.  /proc/stat counts in 10 ms ticks: per RPC these "
+          "are averages over the window's RPCs, and under TCG every figure is "
+          "emulated time, comparable between kernels in the same run only.  A "
+          "side near 100% busy is what bounds the rate.")
+        w("")
+        w("| NFS | workload | kernel | runs | client: us per RPC (kernel) | client busy | "
+          "server: us per RPC (kernel) | server busy |")
+        w("| --- | --- | --- | --- | --- | --- | --- | --- |")
+        for vers, wl in keys:
+            for k in ("ours", "base"):
+                st, n = cpu_of_runs(k, vers, wl)
+                if not n:
+                    continue
+                w("| %s | %s | %s | %d | %.0f (%.0f) | %.0f%% | %.0f (%.0f) | %.0f%% |" % (
+                    vers, wl, k, n, st[("c", "cpu")], st[("c", "sys")], st[("c", "util")],
+                    st[("s", "cpu")], st[("s", "sys")], st[("s", "util")]))
+        w("")
     w("## Counters per RPC (sweep, one pass each)")
     w("")
     if not sweep:

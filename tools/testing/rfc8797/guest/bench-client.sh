@@ -67,7 +67,8 @@ ask() { server_ask "$1"; }
 # reminv, read in one pass; and the server's Send counters, once they
 # have stopped moving (interop-server.sh "counters")
 counters() {
-	local s
+	local s cpu
+	cpu_counts cpu
 	s=$(ask counters)
 	awk -v m=" $1 " '
 		function f(n) { return n <= NF ? $n : "na" }
@@ -89,13 +90,14 @@ counters() {
 		}
 	' /proc/self/mountstats
 	echo -n " swi=$(field send_inv "$s" na) splain=$(field send_plain "$s" na) sq=$(field SQ "$s" na)"
-	# the link, both sides (guest/lib.sh link_counts): the server's
-	# prefixed s_, the client's c_ (no process per field: each costs
-	# tens of milliseconds under TCG)
+	# the link and the CPU time, both sides (guest/lib.sh link_counts,
+	# cpu_counts; each side's CPUs read first, when asked): the
+	# server's prefixed s_, the client's c_ (no process per field:
+	# each costs tens of milliseconds under TCG)
 	local w lk
 	link_counts lk
 	for w in $s; do [[ "$w" = lk_* ]] && echo -n " s_${w#lk_}"; done
-	for w in $lk; do echo -n " c_${w#lk_}"; done
+	for w in $lk $cpu; do echo -n " c_${w#lk_}"; done
 	echo
 }
 
@@ -107,9 +109,10 @@ delta() {
 	[[ "$a" =~ ^[0-9]+$ && "$b" =~ ^[0-9]+$ ]] && echo $((b - a)) || echo '"na"'
 }
 
-# link_json BEFORE AFTER: the deltas of both sides' link counters (the
-# s_ and c_ keys counters prints, named by guest/lib.sh link_counts) as
-# JSON members (,"s_pk":N,...), "na" unless both readings are numbers
+# link_json BEFORE AFTER: the deltas of both sides' link counters and
+# CPU times (the s_ and c_ keys counters prints, named by guest/lib.sh
+# link_counts and cpu_counts) as JSON members (,"s_pk":N,...), "na"
+# unless both readings are numbers
 link_json() {
 	local -A x
 	local w k v out=""

@@ -35,7 +35,8 @@
 #                      counts a Send when it completes, a little after
 #                      the client has the reply), without the rest of a
 #                      snapshot, then the server's link counters
-#                      (guest/lib.sh link_counts): make bench asks before
+#                      (guest/lib.sh link_counts) and its CPU time, read
+#                      when asked (cpu_counts): make bench asks before
 #                      and after each workload
 #   prep PATH SIZE     the file make bench's reads read, PATH in the
 #                      export, SIZE (e.g. 384m) of 1 MiB fio writes whose
@@ -131,7 +132,9 @@ send_counts() {
 # counters: the counters once two readings 0.3 s apart agree (at most
 # about 6 s; then the last reading)
 counters() {
-	local i prev counts lk
+	local i prev counts lk cpu
+	# the CPUs first: the waiting below is not the workload's
+	cpu_counts cpu
 	send_counts counts
 	for ((i = 0; i < 20; i++)); do
 		prev=$counts
@@ -140,7 +143,7 @@ counters() {
 		[ "$counts" = "$prev" ] && break
 	done
 	link_counts lk
-	echo "counters $counts $lk"
+	echo "counters $counts $lk $cpu"
 }
 
 # prep_file PATH SIZE: see "prep" above; written under another name and

@@ -404,6 +404,24 @@ link_counts() {
 	printf -v "$1" '%s' "${_out# }"
 }
 
+# cpu_counts VAR: sets the caller's variable VAR to this guest's CPU
+# time so far, all CPUs added, in /proc/stat's units (1/100 s), as
+# "lk_cpu=BUSY lk_sys=KERNEL lk_idle=IDLE": busy is user, nice, system,
+# irq and softirq time (rxe's packet processing and svcrdma's work run
+# as system or softirq time), kernel the last three, idle the idle and
+# iowait time.  Read without a process of its own.
+cpu_counts() {
+	[[ "$1" != _* ]] || return 1
+	local _c _u _n _s _i _w _q _sq _rest
+	read -r _c _u _n _s _i _w _q _sq _rest </proc/stat
+	if [ "$_c" = cpu ] && [[ "$_u$_n$_s$_i$_w$_q$_sq" =~ ^[0-9]+$ ]]; then
+		printf -v "$1" 'lk_cpu=%s lk_sys=%s lk_idle=%s' \
+			$((_u + _n + _s + _q + _sq)) $((_s + _q + _sq)) $((_i + _w))
+	else
+		printf -v "$1" 'lk_cpu=na lk_sys=na lk_idle=na'
+	fi
+}
+
 # dmesg_clean: no crash, WARNING, lockup, sanitizer or lockdep report
 # so far (DMESG_BAD, common.sh)
 dmesg_clean() {
