@@ -602,7 +602,11 @@ def main():
           "guest's two vCPUs.  /proc/stat counts in 10 ms ticks: per RPC these "
           "are averages over the window's RPCs, and under TCG every figure is "
           "emulated time, comparable between kernels in the same run only.  A "
-          "side near 100% busy is what bounds the rate.")
+          "side near 100% busy would be what bounds the rate.  Under TCG on a "
+          "small host neither side usually is: the two guests' vCPUs share the "
+          "host's cores, and a vCPU the host has not scheduled still counts as "
+          "busy in its guest, so time per RPC tends to move with the rate and "
+          "is no measure apart from it.")
         w("")
         w("| NFS | workload | kernel | runs | client: us per RPC (kernel) | client busy | "
           "server: us per RPC (kernel) | server busy |")
