@@ -165,6 +165,20 @@ def main():
     rounds = sorted({r["round"] for r in timed} | {r["round"] for r in link})
     keys = sorted({(r["vers"], r["wl"]) for r in timed})
 
+    def runs_of(kernel, vers, wl):
+        """The timed runs of one kernel and workload at the defaults"""
+        return [r for r in timed
+                if (r["kernel"], r["cfg"], r["vers"], r["wl"]) == (kernel, "def", vers, wl)]
+
+    def kernel_rows(of_runs, line):
+        """One table row per workload for ours and for the base, from
+        of_runs(kernel, vers, wl) -> (stats, runs); none without runs"""
+        for vers, wl in keys:
+            for k in ("ours", "base"):
+                st, n = of_runs(k, vers, wl)
+                if n:
+                    w("| %s | %s | %s | %d | %s |" % (vers, wl, k, n, line(st)))
+
     def ratios(num_k, num_cfg, den_k, den_cfg, vers, wl):
         out_ = []
         for i in rounds:
@@ -237,9 +251,7 @@ def main():
     # where an RPC's time goes: per operation, medians over the rounds
     def per_op(kernel, vers, wl):
         q, rtt, exe = [], [], []
-        for r in timed:
-            if (r["kernel"], r["cfg"], r["vers"], r["wl"]) != (kernel, "def", vers, wl):
-                continue
+        for r in runs_of(kernel, vers, wl):
             n = num(r.get("op_ops"))
             if not n:
                 continue
@@ -532,9 +544,7 @@ def main():
         """Medians over the rounds: packets per RPC, and each event per
         1000 RPCs; and how many runs had the counters"""
         per = {k: [] for k in lks}
-        for r in timed:
-            if (r["kernel"], r["cfg"], r["vers"], r["wl"]) != (kernel, "def", vers, wl):
-                continue
+        for r in runs_of(kernel, vers, wl):
             v = {k: (num(r.get("s_" + k)), num(r.get("c_" + k))) for k in lks}
             n = num(r.get("rpcs"))
             if not n or any(None in x for x in v.values()):
@@ -561,14 +571,8 @@ def main():
         w("| NFS | workload | kernel | runs | packets per RPC | retries | seq NAKs | "
           "gaps | duplicates | RNR NAKs |")
         w("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-        for vers, wl in keys:
-            for k in ("ours", "base"):
-                st, n = link_of_runs(k, vers, wl)
-                if not n:
-                    continue
-                w("| %s | %s | %s | %d | %.1f | %s |" % (
-                    vers, wl, k, n, st["pk"],
-                    " | ".join("%.1f" % st[x] for x in lks[1:])))
+        kernel_rows(link_of_runs, lambda st: "%.1f | %s" % (
+            st["pk"], " | ".join("%.1f" % st[x] for x in lks[1:])))
         w("")
     # the CPUs during each timed run, both sides (guest/lib.sh
     # cpu_counts, in 1/100 s; runs since it, none before)
@@ -576,9 +580,7 @@ def main():
         """Medians over the rounds, per side (c_, s_): busy and kernel
         microseconds per RPC, and the busy share of the CPUs' time"""
         per = {(sd, k): [] for sd in "cs" for k in ("cpu", "sys", "util")}
-        for r in timed:
-            if (r["kernel"], r["cfg"], r["vers"], r["wl"]) != (kernel, "def", vers, wl):
-                continue
+        for r in runs_of(kernel, vers, wl):
             v = {(sd, k): num(r.get("%s_%s" % (sd, k))) for sd in "cs"
                  for k in ("cpu", "sys", "idle")}
             n = num(r.get("rpcs"))
@@ -611,14 +613,9 @@ def main():
         w("| NFS | workload | kernel | runs | client: us per RPC (kernel) | client busy | "
           "server: us per RPC (kernel) | server busy |")
         w("| --- | --- | --- | --- | --- | --- | --- | --- |")
-        for vers, wl in keys:
-            for k in ("ours", "base"):
-                st, n = cpu_of_runs(k, vers, wl)
-                if not n:
-                    continue
-                w("| %s | %s | %s | %d | %.0f (%.0f) | %.0f%% | %.0f (%.0f) | %.0f%% |" % (
-                    vers, wl, k, n, st[("c", "cpu")], st[("c", "sys")], st[("c", "util")],
-                    st[("s", "cpu")], st[("s", "sys")], st[("s", "util")]))
+        kernel_rows(cpu_of_runs, lambda st: "%.0f (%.0f) | %.0f%% | %.0f (%.0f) | %.0f%%" % (
+            st[("c", "cpu")], st[("c", "sys")], st[("c", "util")],
+            st[("s", "cpu")], st[("s", "sys")], st[("s", "util")]))
         w("")
     w("## Counters per RPC (sweep, one pass each)")
     w("")
