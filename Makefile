@@ -174,6 +174,8 @@ help:
 	@echo "  BENCH_WORKLOADS, BENCH_VERSIONS, BENCH_RUNTIME, BENCH_KERNELS"
 	@echo "                     make bench: only these timed workloads, NFS versions, window (s),"
 	@echo "                     kernels (of: ours base stock); see HARNESS.rst"
+	@echo "  BENCH_BASE         make bench, set to N: the base carries the series' first N patches"
+	@echo "                     (what the later ones do, one step of a bisection)"
 	@echo "  FUZZ_SECONDS       libFuzzer time of make fuzz (default 600; the check stage runs 60)"
 	@echo "  WIRESHARK_LIVE_CASES  make wireshark-live: these cases of wireshark/live.sh (default: its first three)"
 	@echo "  RFC8797_KERNEL     kernel of every guest: ours (default), debug, base, stock, dkms,"

@@ -18,6 +18,8 @@
 #                     test kernel's .config, in $CACHE/build/base (guest.sh
 #                     --kernel base): upstream's code with siw and our
 #                     debug options, for telling our bugs from upstream's
+#   tree.sh base N    the same with the series' first N patches, in
+#                     $CACHE/build/base-part (make bench BENCH_BASE=N)
 #
 # Materialising never rewrites a file whose content did not change, so an
 # incremental kernel build after "prepare" only rebuilds what changed.
@@ -333,20 +335,39 @@ cmd_bisect() {
 	return $bad
 }
 
+# cmd_base [N]: the pinned base without the series (N empty or 0) in
+# $CACHE/build/base, or with the series' first N commits in
+# $CACHE/build/base-part (one directory for every N, rebuilt
+# incrementally: make bench's BENCH_BASE=N, to find which patch a
+# difference comes from), with the test kernel's .config
 cmd_base() {
-	local out=$CACHE/build/base log=$CACHE/logs/build-base.log rc=0 src=$CACHE/src/base
+	local n=${1:-0} name=base c out src log rc=0 total
 	cmd_prepare
 	[ -f "$CACHE/build/main/.config" ] ||
 		die "no configured test kernel: run 'make build' first"
+	total=$(g rev-list --count "$BASE_TAG..work")
+	[[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -lt "$total" ] ||
+		die "base N=$n: 0 to $((total - 1)) (the series has $total patches)"
+	c=$BASE_TAG
+	if [ "$n" != 0 ]; then
+		name=base-part
+		c=$(g rev-list --reverse "$BASE_TAG..work" | sed -n "${n}p")
+	fi
+	out=$CACHE/build/$name log=$CACHE/logs/build-$name.log src=$CACHE/src/$name
 	mkdir -p "$out"
 	# the same options, told apart by uname -r
-	sed 's/^CONFIG_LOCALVERSION=.*/CONFIG_LOCALVERSION="-rfc8797-base"/' \
+	sed "s/^CONFIG_LOCALVERSION=.*/CONFIG_LOCALVERSION=\"-rfc8797-$name${n#0}\"/" \
 		"$CACHE/build/main/.config" >"$out/.config"
-	src_at "$src" "$BASE_TAG"
-	msg "building the base kernel (no series) in $out from $src, log $log"
+	# base-part: moving its one worktree in place touches only the
+	# files that differ, so that going from one N to another rebuilds
+	# little
+	if [ "$n" = 0 ] || ! git -C "$src" checkout -q -f --detach "$c" 2>/dev/null; then
+		src_at "$src" "$c"
+	fi
+	msg "building $name ($(g log -1 --format='%h %s' "$c")) in $out from $src, log $log"
 	KSRC=$src kmake "$out" olddefconfig >"$log" 2>&1 &&
 		KSRC=$src kmake "$out" -j"$JOBS" bzImage >>"$log" 2>&1 || rc=$?
-	[ "$rc" = 0 ] || die "base kernel build failed, see $log"
+	[ "$rc" = 0 ] || die "$name kernel build failed, see $log"
 	echo "$out/arch/x86/boot/bzImage"
 }
 
@@ -359,7 +380,7 @@ cmd_status() {
 }
 
 case "${1:-}" in
-prepare|refresh|status|bisect|base) "cmd_$1" ;;
-export) shift; cmd_export "$@" ;;
-*) echo "usage: $0 prepare|refresh|export [DIR]|status|bisect|base" >&2; exit 2 ;;
+prepare|refresh|status|bisect) "cmd_$1" ;;
+base | export) c=$1; shift; "cmd_$c" "$@" ;;
+*) echo "usage: $0 prepare|refresh|export [DIR]|status|bisect|base [N]" >&2; exit 2 ;;
 esac

@@ -99,11 +99,14 @@ esac
 # tmpfs) replace the timed rounds' workloads, NFS versions and window;
 # BENCH_KERNELS the kernels of each round (of ours, base and stock).
 # The report lists a target whose kernels or workloads were left out as
-# not checked.
-chosen=${BENCH_WORKLOADS:-}${BENCH_VERSIONS:-}${BENCH_RUNTIME:-}${BENCH_KERNELS:-}
+# not checked.  BENCH_BASE=N: the base carries the series' first N
+# patches (tree.sh base N), so that ours / base is what the later
+# patches do: to find which patch a difference comes from, one run per
+# step of a bisection.
+chosen=${BENCH_WORKLOADS:-}${BENCH_VERSIONS:-}${BENCH_RUNTIME:-}${BENCH_KERNELS:-}${BENCH_BASE:-}
 case "$mode" in
 quick | full) ;;
-*) [ -z "$chosen" ] || die "BENCH_WORKLOADS, BENCH_VERSIONS, BENCH_RUNTIME, BENCH_KERNELS: BENCH=quick or full only" ;;
+*) [ -z "$chosen" ] || die "BENCH_WORKLOADS, BENCH_VERSIONS, BENCH_RUNTIME, BENCH_KERNELS, BENCH_BASE: BENCH=quick or full only" ;;
 esac
 workloads=${BENCH_WORKLOADS:-$workloads}
 versions=${BENCH_VERSIONS:-$versions}
@@ -169,11 +172,20 @@ if [ ${#pkgs[@]} -gt 0 ]; then
 			"${inst[@]}" >>"${TMPDIR:-/tmp}/rfc8797-apt.log" 2>&1; } ||
 		die "apt-get install ${pkgs[*]} failed (${TMPDIR:-/tmp}/rfc8797-apt.log)"
 fi
+# base_k: the base's kernel for guest.sh; base_src: its source
+base_k=base base_src=$CACHE/src/base
 if [ "$mode" != link ]; then
 	[[ " ${kernels[*]} " != *" stock "* && -z "$sweep" ]] ||
 		"$RFC_HARNESS/stock.sh" >/dev/null || die "Debian's stock kernel is not available"
-	[ -f "$CACHE/build/base/arch/x86/boot/bzImage" ] || "$RFC_HARNESS/tree.sh" base >/dev/null ||
-		die "the base kernel (tree.sh base) did not build"
+	if [ -n "${BENCH_BASE:-}" ]; then
+		[[ " ${kernels[*]} " = *" base "* ]] || die "BENCH_BASE=$BENCH_BASE: the rounds have no base"
+		base_k=$("$RFC_HARNESS/tree.sh" base "$BENCH_BASE") ||
+			die "the base with the series' first $BENCH_BASE patches (tree.sh base $BENCH_BASE) did not build"
+		base_src=$CACHE/src/base-part
+	else
+		[ -f "$CACHE/build/base/arch/x86/boot/bzImage" ] || "$RFC_HARNESS/tree.sh" base >/dev/null ||
+			die "the base kernel (tree.sh base) did not build"
+	fi
 fi
 out=$CACHE/bench/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
@@ -217,7 +229,7 @@ if [ -n "$sweep" ]; then
 	[ "$mode" = sweep ] ||
 		run sweep-stock stock stock --kind sweep --kernel stock --memory --configs def \
 			--versions 3 --workloads "$sweep_wl" --runtime 2
-	run sweep-base base base --kind sweep --kernel base --memory --configs def \
+	run sweep-base "$base_k" "$base_k" --kind sweep --kernel base --memory --configs def \
 		--versions 3 --workloads "$sweep_wl" --runtime 2
 	# what a client without the series costs our server (the mem lines'
 	# "stock-client"): Debian's stock client at its defaults against ours
@@ -244,7 +256,7 @@ for ((i = 1; i <= rounds; i++)); do
 		case "$k" in
 		ours) run "round$i-ours" ours ours "${common[@]}" --kernel ours --perftest "$link" \
 			--configs "$ours_cfgs" ;;
-		base) run "round$i-base" base base "${common[@]}" --kernel base --perftest "$link" \
+		base) run "round$i-base" "$base_k" "$base_k" "${common[@]}" --kernel base --perftest "$link" \
 			--configs def ;;
 		stock) run "round$i-stock" stock stock "${common[@]}" --kernel stock --configs def ;;
 		esac
@@ -258,8 +270,10 @@ report_args=(--kernels "${kernels[*]}")
 # a base whose Send Queue waiters queue (upstream's svc_rdma_sq_wait, in
 # mainline) does not retry a full Send Queue, which the 1 MiB read
 # target counts on (Debian's 6.12 does)
-! grep -qs svc_rdma_sq_wait "$CACHE/src/base/net/sunrpc/xprtrdma/svc_rdma_sendto.c" ||
+! grep -qs svc_rdma_sq_wait "$base_src/net/sunrpc/xprtrdma/svc_rdma_sendto.c" ||
 	report_args+=(--base-sq-queued)
+[ -z "${BENCH_BASE:-}" ] ||
+	report_args+=(--base-part "$(sed -n "$((BENCH_BASE + 4))s/ .*//p" "$PATCHES/series")")
 /usr/bin/python3 "$RFC_HARNESS/bench/report.py" --mode "$mode" --seconds $((SECONDS - start)) "${report_args[@]}" \
 	--retries "$out/retries.txt" "$out/bench.jsonl" "$out" || failed=1
 if [ "$failed" = 0 ]; then

@@ -150,6 +150,10 @@ expect "... and the stock targets not run" "not checked" \
 	"$(row chosen "no workload below 0.97x stock")"
 expect "without --kernels, the missing stock kernel fails the run" 1 \
 	"$(report chosen quick --workloads read-1m)"
+report chosen quick --kernels "ours base" --workloads read-1m --base-part 0001-x.patch >/dev/null
+expect "a base with part of the series (BENCH_BASE) is named as such" 1 \
+	"$(grep -c 'base = \*\*the pinned source with the series up to and including 0001-x.patch\*\*' \
+		"$tmp/chosen/bench.md")"
 
 results v42
 expect "NFSv4.2 without chunks, from the timed runs, meets the chunk target" yes \

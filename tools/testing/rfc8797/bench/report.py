@@ -3,7 +3,8 @@
 """Turn make bench's bench.jsonl into bench.md and its plots.
 
     report.py [--mode M] [--seconds S] [--retries FILE] [--kernels "K..."]
-              [--workloads "W..."] [--base-sq-queued] BENCH.JSONL OUTDIR
+              [--workloads "W..."] [--base-sq-queued]
+              [--base-part PATCH] BENCH.JSONL OUTDIR
 
 Sweep lines (kind "sweep") give counters per RPC; "mem" lines the
 buffers each connection allocated; timed lines (kind "timed") pair up by
@@ -139,6 +140,9 @@ def main():
                     help="the base queues the Send Queue's waiters (upstream since 7.x: "
                     "svc_rdma_sq_wait): the 1 MiB read target, which counts on the base "
                     "retrying a full Send Queue, is not checked")
+    ap.add_argument("--base-part", metavar="PATCH",
+                    help="the base carries the series up to PATCH (BENCH_BASE=N: "
+                    "ours / base is then what the later patches do)")
     ap.add_argument("jsonl")
     ap.add_argument("outdir")
     a = ap.parse_args()
@@ -449,9 +453,14 @@ def main():
 
     w("# make bench (%s)" % a.mode)
     w("")
+    base_is = "the pinned source without the series"
+    if a.base_part:
+        base_is = ("**the pinned source with the series up to and including %s** "
+                   "(BENCH_BASE: ours / base is what the later patches do, and the "
+                   "targets are about them alone)" % a.base_part)
     w("Two guests linked only to each other, NFS over soft-RoCE (rxe) under QEMU TCG; "
-      "ours = this series at its defaults (8 KiB); base = the pinned source without "
-      "the series, built with the same configuration; stock = Debian's 6.12 on both "
+      "ours = this series at its defaults (8 KiB); base = %s, "
+      "built with the same configuration; stock = Debian's 6.12 on both "
       "sides; ours-4k (when the rounds have it, BENCH_4K=1) = this series at stock's "
       "4 KiB thresholds.  %d interleaved rounds, each one boot of every kernel on both "
       "sides in an order changed from round to round, ours and the base next to each "
@@ -460,7 +469,7 @@ def main():
       "from pass to pass.  **ours / base is the series' own effect**; ours / stock is "
       "Debian's kernel to ours, configuration included (our test kernel's small "
       "configuration against Debian's full one: mitigations, hardening, modules), "
-      "not the series alone." % len(rounds))
+      "not the series alone." % (base_is, len(rounds)))
     w("")
     w("## Targets")
     w("")
