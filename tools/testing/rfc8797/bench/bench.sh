@@ -108,6 +108,10 @@ case "$mode" in
 quick | full) ;;
 *) [ -z "$chosen" ] || die "BENCH_WORKLOADS, BENCH_VERSIONS, BENCH_RUNTIME, BENCH_KERNELS, BENCH_BASE: BENCH=quick or full only" ;;
 esac
+# base_part: BENCH_BASE, 0 for the base without the series
+base_part=${BENCH_BASE:-0}
+[[ "$base_part" =~ ^[0-9]+$ ]] || die "BENCH_BASE=$BENCH_BASE: a number of patches"
+base_part=$((10#$base_part))
 workloads=${BENCH_WORKLOADS:-$workloads}
 versions=${BENCH_VERSIONS:-$versions}
 runtime=${BENCH_RUNTIME:-$runtime}
@@ -177,10 +181,10 @@ base_k=base base_src=$CACHE/src/base
 if [ "$mode" != link ]; then
 	[[ " ${kernels[*]} " != *" stock "* && -z "$sweep" ]] ||
 		"$RFC_HARNESS/stock.sh" >/dev/null || die "Debian's stock kernel is not available"
-	if [ -n "${BENCH_BASE:-}" ]; then
+	if [ "$base_part" != 0 ]; then
 		[[ " ${kernels[*]} " = *" base "* ]] || die "BENCH_BASE=$BENCH_BASE: the rounds have no base"
-		base_k=$("$RFC_HARNESS/tree.sh" base "$BENCH_BASE") ||
-			die "the base with the series' first $BENCH_BASE patches (tree.sh base $BENCH_BASE) did not build"
+		base_k=$("$RFC_HARNESS/tree.sh" base "$base_part") ||
+			die "the base with the series' first $base_part patches (tree.sh base $base_part) did not build"
 		base_src=$CACHE/src/base-part
 	else
 		[ -f "$CACHE/build/base/arch/x86/boot/bzImage" ] || "$RFC_HARNESS/tree.sh" base >/dev/null ||
@@ -272,8 +276,8 @@ report_args=(--kernels "${kernels[*]}")
 # target counts on (Debian's 6.12 does)
 ! grep -qs svc_rdma_sq_wait "$base_src/net/sunrpc/xprtrdma/svc_rdma_sendto.c" ||
 	report_args+=(--base-sq-queued)
-[ -z "${BENCH_BASE:-}" ] ||
-	report_args+=(--base-part "$(sed -n "$((BENCH_BASE + 4))s/ .*//p" "$PATCHES/series")")
+[ "$base_part" = 0 ] ||
+	report_args+=(--base-part "$(grep -v '^#' "$PATCHES/series" | sed -n "${base_part}{s/ .*//;p}")")
 /usr/bin/python3 "$RFC_HARNESS/bench/report.py" --mode "$mode" --seconds $((SECONDS - start)) "${report_args[@]}" \
 	--retries "$out/retries.txt" "$out/bench.jsonl" "$out" || failed=1
 if [ "$failed" = 0 ]; then
