@@ -19,7 +19,10 @@ client_set max_inline_read 16384
 client_set max_inline_write 16384
 dd if=/dev/urandom of=/tmp/f bs=1M count=8 status=none
 want=$(file_sum /tmp/f)
-trace_on rpcrdma/xprtrdma_cm_private rpcrdma/xprtrdma_connect
+# with the RPC layer's connect results and the errors it gives an RPC,
+# which tell where an I/O error during a relink comes from
+trace_on rpcrdma/xprtrdma_cm_private rpcrdma/xprtrdma_connect \
+	sunrpc/rpc_connect_status sunrpc/rpc_call_rpcerror
 
 # io MNT TAG: copy /tmp/f in and read it back O_DIRECT, several rounds;
 # a copy that fails (its writer told of the error, at a write or at
@@ -88,6 +91,8 @@ event() {
 		# says so, and every file written in full without an error
 		# must still be intact afterwards, and new copies too.
 		log "$t: an I/O failed while the device was removed (see above)"
+		trace_dump | grep -E 'rpc_call_rpcerror|rpc_connect_status|xprtrdma_connect' |
+			grep -vE ' (status|rc)=0( |$)' | tail -n 6 | sed 's/^ */    trace: /'
 		verify_written "$mnt" "$t" && io "$mnt" "$t-after" &&
 			pass "$t-io-checksums" || fail "$t-io-checksums" "data differs after the relink"
 	else
