@@ -5,7 +5,7 @@
 # that cannot run counts as failed, never as skipped.
 #
 #   check.sh [STAGE...]   stages: ktap bench kunit sparse checkpatch fuzz wireshark
-#                         e2e hostile sendqueue storm interop dkms trixie (default:
+#                         e2e hostile sendqueue parallel storm interop dkms trixie (default:
 #                         all, in that order; dkms and trixie on the 6.12
 #                         base only), and
 #                         kunit_upstream (make kunit-upstream, check-debug),
@@ -32,7 +32,7 @@ resolve_base || exit 1
 check_inject
 
 stages=("$@")
-ALL_STAGES=(ktap bench kunit sparse checkpatch fuzz wireshark e2e hostile sendqueue storm interop)
+ALL_STAGES=(ktap bench kunit sparse checkpatch fuzz wireshark e2e hostile sendqueue parallel storm interop)
 # the DKMS package is the 6.12 line's
 [ "$RFC_BASE" != 6.12 ] || ALL_STAGES+=(dkms trixie)
 # When make check runs both bases, the 6.12 base runs what guards the
@@ -40,7 +40,7 @@ ALL_STAGES=(ktap bench kunit sparse checkpatch fuzz wireshark e2e hostile sendqu
 # on Debian's kernel and the interoperability with Debian's stock 6.12,
 # and the crafted chunk lists (its Send Queue fixes are its own);
 # mainline runs everything.
-CHECK_STAGES_6_12=${CHECK_STAGES_6_12:-kunit sparse checkpatch sendqueue interop dkms trixie}
+CHECK_STAGES_6_12=${CHECK_STAGES_6_12:-kunit sparse checkpatch sendqueue parallel interop dkms trixie}
 read -r -a bases <<<"${CHECK_BASES:-$RFC_BASE}"
 transports=${E2E_TRANSPORTS:-rxe siw}
 HOSTILE_TABLE=${HOSTILE_TABLE:-quick}	# quick or full
@@ -322,11 +322,12 @@ stage_e2e() {
 	done
 }
 
-# cm_peer_build STAGE: build cm-peer into the cache, where guests find
-# it (guest/lib.sh CM_PEER); a failure is STAGE-build's result
-cm_peer_build() {
-	make -C "$RFC_HARNESS/guest/cm-peer" OUT="$CACHE_ROOT/cm-peer" >"$run/cm-peer-build.log" 2>&1 && return
-	result "$1-build" fail "cm-peer did not build, see $run/cm-peer-build.log"
+# guest_tool_build TOOL STAGE: build guest/TOOL (cm-peer, exerciser) into
+# the cache, where guests find it (rfc8797.cache=); a failure is
+# STAGE-build's result
+guest_tool_build() {
+	make -C "$RFC_HARNESS/guest/$1" OUT="$CACHE_ROOT/$1" >"$run/$1-build.log" 2>&1 && return
+	result "$2-build" fail "$1 did not build, see $run/$1-build.log"
 	return 1
 }
 
@@ -335,7 +336,7 @@ cm_peer_build() {
 stage_hostile() {
 	local tr role quick=--quick
 	[ "$HOSTILE_TABLE" != full ] || quick=""
-	cm_peer_build hostile || return
+	guest_tool_build cm-peer hostile || return
 	for tr in $transports; do
 		for role in server client; do
 			e2e_guest "hostile-$tr-$role" "$tr" "$RFC_HARNESS/guest/tests/hostile-$role.sh" \
@@ -349,10 +350,20 @@ stage_hostile() {
 # (guest/tests/send-queue.sh)
 stage_sendqueue() {
 	local tr
-	cm_peer_build sendqueue || return
+	guest_tool_build cm-peer sendqueue || return
 	for tr in $transports; do
 		e2e_guest "sendqueue-$tr" "$tr" "$RFC_HARNESS/guest/tests/send-queue.sh"
 	done
+}
+
+# Parallel fsx-style exercisers that close, drop caches and reopen their
+# files, on NFSv4.2 (buffered and O_DIRECT) and NFSv3
+# (guest/tests/parallel-open.sh): the NFSv4.2 OPEN that waited forever
+# for an inode being evicted.  Over rxe alone: the hang does not need
+# RDMA (parallel-open.sh --proto tcp shows it over TCP too).
+stage_parallel() {
+	guest_tool_build exerciser parallel || return
+	e2e_guest parallel-rxe rxe "$RFC_HARNESS/guest/tests/parallel-open.sh"
 }
 
 # Forced disconnects during verified I/O

@@ -20,7 +20,7 @@ mainline)
 	BASE_SRC=linux-source-7.3
 	# the newest linux-source-7.N of these suites when the pin is gone
 	BASE_FAMILY='linux-source-7\.[0-9]+'
-	BASE_SUITES="experimental sid"
+	BASE_SUITES="trixie-backports experimental sid"
 	BASE_PIN=${RFC8797_BASE_PIN:-7.3~rc7-1~exp1} ;;
 6.12)
 	BASE_SRC=linux-source-6.12
@@ -66,13 +66,16 @@ sapt() {
 		timeout 1800 "$tool" -o APT::Sandbox::User=root "$@"
 		return
 	fi
-	if [ ! -f "$d/sources.list" ]; then
+	# written again (and the lists read again) when the suites change
+	if [ ! -f "$d/sources.list" ] || [ "$(cat "$d/suites" 2>/dev/null)" != "$BASE_SUITES" ]; then
 		uri=$(debian_mirror) || return 1
 		mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
 		for s in $BASE_SUITES; do
 			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $s main"
 		done >"$d/sources.list.tmp"
 		mv "$d/sources.list.tmp" "$d/sources.list"
+		echo "$BASE_SUITES" >"$d/suites"
+		rm -f "$d/updated"
 	fi
 	local o=(-o Dir::Etc::sourcelist="$d/sources.list" -o Dir::Etc::sourceparts=-
 		-o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" -o APT::Sandbox::User=root)
