@@ -102,7 +102,7 @@ offered() {
 #  2. else the pin, when it is installed, already downloaded, or offered;
 #  3. else the newest package of the base's family that apt offers
 #     (linux-source-6.12; on mainline the newest linux-source-7.N of
-#     experimental and sid), which base_note reports loudly.
+#     trixie-backports, experimental and sid), which base_note reports loudly.
 # Sets BASE_SRC, BASE_PKG_VERSION, BASE_TAG and the stock kernel's
 # STOCK_PKG_VERSION, STOCK_KREL, STOCK_IMAGE_PKG.
 resolve_base() {

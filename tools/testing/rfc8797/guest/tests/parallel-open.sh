@@ -60,13 +60,6 @@ server_slots() {
 	done
 }
 
-# rpc_tasks: the client's RPC tasks still queued, and what they wait
-# for (a DELEGRETURN waiting for a "ForeChannel Slot table" is the hang)
-rpc_tasks() {
-	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-	cat /sys/kernel/debug/sunrpc/rpc_clnt/*/tasks 2>/dev/null | sed 's/^/--- rpc task: /'
-}
-
 # note_target: the lowest target slot count of the server's sessions
 # seen so far, in MIN_TARGET (the deadlock needs it low)
 note_target() {
@@ -98,7 +91,6 @@ exercise() {
 		echo w >/proc/sysrq-trigger
 		sleep 2
 		server_slots
-		rpc_tasks
 		log "lowest target slot count of the server's sessions during the run: ${MIN_TARGET:-not reported}"
 		log "blocked tasks dumped to the console (sysrq w)"
 		if hung; then
