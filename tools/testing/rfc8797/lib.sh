@@ -54,38 +54,45 @@ debian_mirror() {
 	echo "$uri"
 }
 
+# apt_private DIR TYPE SUITES apt-get|apt-cache ARGS: apt with a private
+# source list of TYPE (deb or deb-src) lines for SUITES on the machine's
+# own Debian mirror (read from its apt configuration) and private lists
+# in DIR: the machine's apt configuration is not changed.  The list is
+# written again when TYPE or SUITES change; the lists are read once a day.
+apt_private() {
+	local d=$1 type=$2 suites=$3 tool=$4 uri s
+	shift 4
+	if [ ! -f "$d/sources.list" ] || [ "$(cat "$d/suites" 2>/dev/null)" != "$type $suites" ]; then
+		uri=$(debian_mirror) || return 1
+		mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+		for s in $suites; do
+			echo "$type [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $s main"
+		done >"$d/sources.list.tmp"
+		mv "$d/sources.list.tmp" "$d/sources.list"
+		echo "$type $suites" >"$d/suites"
+		rm -f "$d/updated"
+	fi
+	local o=(-o Dir::Etc::sourcelist="$d/sources.list" -o Dir::Etc::sourceparts=-
+		-o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" -o APT::Sandbox::User=root)
+	if [ -z "$(find "$d/updated" -mmin -1440 2>/dev/null)" ]; then
+		timeout 600 apt-get -q "${o[@]}" update >/dev/null 2>&1 ||
+			{ echo "error: apt-get update of $type $suites failed" >&2; return 1; }
+		touch "$d/updated"
+	fi
+	timeout 1800 "$tool" "${o[@]}" "$@"
+}
+
 # sapt apt-get|apt-cache ARGS: apt with the machine's own sources, or,
 # for a base from other suites, with a private source list of those
-# suites on the machine's own Debian mirror (read from its apt
-# configuration) and private lists in $CACHE_ROOT/apt: the machine's apt
-# configuration is not changed.
+# suites (apt_private, lists in $CACHE_ROOT/apt).
 sapt() {
-	local tool=$1 d=$CACHE_ROOT/apt uri s
+	local tool=$1
 	shift
 	if [ -z "$BASE_SUITES" ]; then
 		timeout 1800 "$tool" -o APT::Sandbox::User=root "$@"
 		return
 	fi
-	# written again (and the lists read again) when the suites change
-	if [ ! -f "$d/sources.list" ] || [ "$(cat "$d/suites" 2>/dev/null)" != "$BASE_SUITES" ]; then
-		uri=$(debian_mirror) || return 1
-		mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
-		for s in $BASE_SUITES; do
-			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $s main"
-		done >"$d/sources.list.tmp"
-		mv "$d/sources.list.tmp" "$d/sources.list"
-		echo "$BASE_SUITES" >"$d/suites"
-		rm -f "$d/updated"
-	fi
-	local o=(-o Dir::Etc::sourcelist="$d/sources.list" -o Dir::Etc::sourceparts=-
-		-o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" -o APT::Sandbox::User=root)
-	# the lists once a day
-	if [ -z "$(find "$d/updated" -mmin -1440 2>/dev/null)" ]; then
-		timeout 600 apt-get -q "${o[@]}" update >/dev/null 2>&1 ||
-			{ echo "error: apt-get update of $BASE_SUITES failed" >&2; return 1; }
-		touch "$d/updated"
-	fi
-	timeout 1800 "$tool" "${o[@]}" "$@"
+	apt_private "$CACHE_ROOT/apt" deb "$BASE_SUITES" "$tool" "$@"
 }
 
 # offered PKG: the versions of PKG apt offers, newest first

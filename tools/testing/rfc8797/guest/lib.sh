@@ -103,6 +103,7 @@ start_nfsd() {
 }
 
 # mount_nfs VERS MNT [extra options]: mount the export over RDMA
+# (NFS_PROTO=tcp in front of the call: over TCP)
 mount_nfs() {
 	local vers=$1 mnt=$2 opts=${3:-} src
 	mkdir -p "$mnt"
@@ -110,8 +111,11 @@ mount_nfs() {
 	3) src=$SERVER_ADDR:$EXPORT; opts="vers=3,nolock${opts:+,$opts}" ;;
 	*) src=$SERVER_ADDR:/; opts="vers=$vers${opts:+,$opts}" ;;
 	esac
-	cm_trace_start
-	timeout 60 mount -t nfs -o "$opts,proto=rdma,port=$RDMA_PORT" "$src" "$mnt"
+	case "${NFS_PROTO:-rdma}" in
+	rdma) opts="$opts,proto=rdma,port=$RDMA_PORT"; cm_trace_start ;;
+	*) opts="$opts,proto=$NFS_PROTO" ;;
+	esac
+	timeout 60 mount -t nfs -o "$opts" "$src" "$mnt"
 }
 
 # remount_nfs VERS MNT [options]: mount_nfs for reading data back;

@@ -125,16 +125,7 @@ for c in "${versions[@]}"; do
 	# RFC8797_INJECT=parallel-corrupt: a file changed behind a model
 	[ "$INJECT" != parallel-corrupt ] || args+=(-X)
 	t=nfs$c-$proto
-	if [ "$proto" = tcp ]; then
-		opts="vers=$v"
-		[ "$v" != 3 ] || opts="$opts,nolock"
-		src=$SERVER_ADDR:/
-		[ "$v" != 3 ] || src=$SERVER_ADDR:$EXPORT
-		mkdir -p $mnt
-		timeout 60 mount -t nfs -o "$opts,proto=tcp" "$src" $mnt
-	else
-		mount_nfs "$v" $mnt
-	fi || { fail "$t-mount" "mount failed"; continue; }
+	NFS_PROTO=$proto mount_nfs "$v" $mnt || { fail "$t-mount" "mount failed"; continue; }
 	pass "$t-mount"
 	mkdir -p $mnt/px
 	exercise "$t-exercisers" "${args[@]}" $mnt/px
