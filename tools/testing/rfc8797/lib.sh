@@ -6,7 +6,7 @@ RFC_HARNESS=$RFC_TOP/tools/testing/rfc8797
 
 # Two bases, two series (patches/BASE/), one copy of the files the series
 # adds.  RFC8797_BASE selects one:
-#   mainline  Debian's linux-source-7.3 (suite experimental): the
+#   mainline  Debian's linux-source-7.3 (suite trixie-backports): the
 #             development tree upstream reviews patches against
 #   6.12      Debian's linux-source-6.12 (bookworm-security, also trixie's
 #             kernel): the stable line, the DKMS package
@@ -21,7 +21,7 @@ mainline)
 	# the newest linux-source-7.N of these suites when the pin is gone
 	BASE_FAMILY='linux-source-7\.[0-9]+'
 	BASE_SUITES="trixie-backports experimental sid"
-	BASE_PIN=${RFC8797_BASE_PIN:-7.3~rc7-1~exp1} ;;
+	BASE_PIN=${RFC8797_BASE_PIN:-7.3.4-1~bpo13+1} ;;
 6.12)
 	BASE_SRC=linux-source-6.12
 	BASE_FAMILY='linux-source-6\.12'
@@ -145,6 +145,12 @@ resolve_base() {
 	BASE_SRC=${RFC8797_BASE_RESOLVED%%=*}
 	BASE_PKG_VERSION=${RFC8797_BASE_RESOLVED#*=}
 	BASE_TAG=base-${BASE_PKG_VERSION//\~/_}
+	# the upstream release Debian packaged (7.3.4-1~bpo13+1 -> v7.3.4,
+	# 7.3~rc7-1~exp1 -> v7.3-rc7): the postings' base.  Debian's source
+	# carries no commit ID; BASE_UPSTREAM_COMMIT, when set, is written
+	# as the postings' base-commit.
+	BASE_UPSTREAM=${BASE_PKG_VERSION%%-*}
+	BASE_UPSTREAM=v${BASE_UPSTREAM/\~/-}
 	# The stock kernel: on 6.12 Debian's build of the base itself, on
 	# mainline Debian's released 6.12 (6.12.115-2~deb12u1 -> 6.12.115+deb12-amd64)
 	if [ "$RFC_BASE" = 6.12 ]; then

@@ -10,7 +10,9 @@
 #
 #   tree.sh prepare   create or update the tree from this repository
 #   tree.sh refresh   write the tree's commits back as patches/ + overlays
-#   tree.sh export    git format-patch -s --cover-letter of the series
+#   tree.sh export    the postings of patches/BASE/postings, one folder each
+#                     (postings.py), From: and Signed-off-by: the exporting
+#                     user's git identity
 #   tree.sh status    show what the tree holds
 #   tree.sh bisect    build net/sunrpc at every commit of the series (W=1,
 #                     a warning counts as broken)
@@ -30,8 +32,13 @@ resolve_base || exit 1
 SERIES=$PATCHES/series
 STAMP=$TREE/.git/rfc8797-prepared
 # Fixed identity and dates make the prepared commits reproducible: the
-# same repository content always gives the same commit IDs.
+# same repository content always gives the same commit IDs.  The
+# identity is the tree's own, never a person's: the patches carry no
+# From:, and make export gives them the exporting user's.
 FIXED_DATE="2025-11-14T00:00:00Z"
+TREE_IDENT=(GIT_AUTHOR_NAME=rfc8797 GIT_AUTHOR_EMAIL=rfc8797@invalid
+	GIT_COMMITTER_NAME=rfc8797 GIT_COMMITTER_EMAIL=rfc8797@invalid
+	GIT_AUTHOR_DATE=$FIXED_DATE GIT_COMMITTER_DATE=$FIXED_DATE)
 
 g() { git -C "$TREE" "$@"; }
 
@@ -93,13 +100,6 @@ build_commits() {
 		git mailinfo "$tmp/msg" "$tmp/diff" <"$PATCHES/$p" >"$tmp/info"
 		for f in $rest; do
 			[ -f "$RFC_TOP/$f" ] || die "patches/$RFC_BASE/series: $p names a missing file $f"
-			if [ "$f" = MAINTAINERS ]; then
-				# Our entry, inserted in order into upstream's file
-				g show :MAINTAINERS | maintainers_merge "$RFC_TOP/MAINTAINERS" >"$tmp/M"
-				blob=$(g hash-object -w "$tmp/M")
-				g update-index --cacheinfo "100644,$blob,MAINTAINERS"
-				continue
-			fi
 			blob=$(g hash-object -w "$RFC_TOP/$f")
 			mode=100644
 			[ -x "$RFC_TOP/$f" ] && mode=100755
@@ -121,11 +121,7 @@ build_commits() {
 			sed -n 's/^Subject: //p' "$tmp/info"
 			if [ -s "$tmp/msg" ]; then echo; cat "$tmp/msg"; fi
 		} >"$tmp/commitmsg"
-		parent=$(GIT_AUTHOR_NAME=$(sed -n 's/^Author: //p' "$tmp/info") \
-			GIT_AUTHOR_EMAIL=$(sed -n 's/^Email: //p' "$tmp/info") \
-			GIT_COMMITTER_NAME="rfc8797" GIT_COMMITTER_EMAIL="rfc8797@invalid" \
-			GIT_AUTHOR_DATE=$FIXED_DATE GIT_COMMITTER_DATE=$FIXED_DATE \
-			g commit-tree "$tree" -p "$parent" -F "$tmp/commitmsg")
+		parent=$(env "${TREE_IDENT[@]}" git -C "$TREE" commit-tree "$tree" -p "$parent" -F "$tmp/commitmsg")
 	done < <(series_lines)
 	unset GIT_INDEX_FILE
 	while read -r f; do
@@ -137,31 +133,14 @@ build_commits() {
 	echo "$parent"
 }
 
-# maintainers_merge ENTRY: upstream MAINTAINERS on stdin, with ENTRY
-# inserted before the first entry whose title sorts after it.
-maintainers_merge() {
-	python3 -c '
-import sys
-entry = open(sys.argv[1]).read().strip("\n").split("\n")
-lines = sys.stdin.read().split("\n")
-start = lines.index("Maintainers List") if "Maintainers List" in lines else 0
-for i in range(start + 1, len(lines)):
-	if lines[i - 1] == "" and lines[i][:1].isalnum() and lines[i].upper() > entry[0].upper() \
-			and i + 1 < len(lines) and lines[i + 1][1:2] == ":":
-		lines[i:i] = entry + [""]
-		break
-else:
-	sys.exit("no place for the MAINTAINERS entry")
-sys.stdout.write("\n".join(lines))
-' "$1"
-}
-
 cmd_prepare() {
 	local new head
 	ensure_base
 	new=$(build_commits)
 	head=$(g rev-parse -q --verify HEAD || true)
 	if [ "$head" = "$new" ]; then
+		# (a refresh reproduces the same commits: record them as written back)
+		echo "$new" >"$STAMP"
 		msg "tree up to date: $TREE ($(g rev-list --count "$BASE_TAG..$new") patches)"
 		[ "$BASE_PKG_VERSION" = "$BASE_PIN" ] || msg "$(base_note)"
 		return
@@ -220,7 +199,7 @@ cmd_refresh() {
 	# its path in this repository and is excluded from the patches
 	# (but for a backport's differences from it: overlay_diff).
 	mapfile -t all_added < <(g diff --name-only --diff-filter=A "$BASE_TAG" HEAD)
-	excl=(":(exclude)MAINTAINERS")
+	excl=()
 	for f in "${all_added[@]}"; do
 		excl+=(":(exclude)$f")
 	done
@@ -238,19 +217,13 @@ cmd_refresh() {
 		name=$(printf '%04d-%s.patch' "$n" "$(slug "$(g log -1 --format=%s "$c")")")
 		added=$(g diff --name-only --diff-filter=A "$c^" "$c" | tr '\n' ' ')
 		{
-			g log -1 --format='From: %an <%ae>%nSubject: [PATCH] %s%n%n%b' "$c" | sed -e '${/^$/d}'
+			g log -1 --format='Subject: [PATCH] %s%n%n%b' "$c" | sed -e '${/^$/d}'
 			echo "---"
 			g diff --no-renames "$c^" "$c" -- . "${excl[@]}"
 			[ "$RFC_BASE" = "$OVERLAY_BASE" ] || overlay_diff "$c" $added
 		} >"$PATCHES/$name"
-		if ! g diff --quiet "$c^" "$c" -- MAINTAINERS; then
-			# The entry lives in the top-level MAINTAINERS
-			g diff -U0 "$c^" "$c" -- MAINTAINERS | sed -n -e '/^+++/d' -e 's/^+//p' \
-				>"$RFC_TOP/MAINTAINERS"
-			added="${added}MAINTAINERS "
-		fi
 		echo "$name ${added% }" | sed -e 's/ *$//' >>"$out"
-		for f in ${added/MAINTAINERS/}; do
+		for f in $added; do
 			[ "$RFC_BASE" = "$OVERLAY_BASE" ] || continue
 			mkdir -p "$(dirname "$RFC_TOP/$f")"
 			g show "HEAD:$f" >"$RFC_TOP/$f"
@@ -273,24 +246,14 @@ cmd_refresh() {
 }
 
 cmd_export() {
-	local dir=${1:-$CACHE/export} cover
+	local dir=${1:-$CACHE/export}
 	cmd_prepare
 	rm -rf "$dir"
-	mkdir -p "$dir"
-	g format-patch -q -s --cover-letter --no-signature --subject-prefix="PATCH v1" \
-		-o "$dir" "$BASE_TAG..work" >/dev/null
-	cover=$(ls "$dir"/0000-cover-letter.patch)
-	if [ -f "$PATCHES/cover-letter" ]; then
-		python3 - "$cover" "$PATCHES/cover-letter" <<'PY'
-import sys
-cover, src = sys.argv[1], open(sys.argv[2]).read().split("\n", 1)
-text = open(cover).read()
-text = text.replace("*** SUBJECT HERE ***", src[0].strip())
-text = text.replace("*** BLURB HERE ***", src[1].strip() if len(src) > 1 else "")
-open(cover, "w").write(text)
-PY
-	fi
-	msg "series exported to $dir:"
+	python3 "$RFC_HARNESS/postings.py" export --tree "$TREE" --base-tag "$BASE_TAG" \
+		--patches "$PATCHES" --out "$dir" --upstream "$BASE_UPSTREAM" \
+		--upstream-commit "${BASE_UPSTREAM_COMMIT:-}" \
+		--base-desc "Debian $BASE_SRC $BASE_PKG_VERSION" || die "export failed"
+	msg "postings written to $dir:"
 	ls "$dir" >&2
 }
 
@@ -313,8 +276,10 @@ src_at() {
 # the next incremental build of the test kernel.
 cmd_bisect() {
 	local c n=0 bad=0 log=$CACHE/logs/bisect.log out=$CACHE/build/bisect src=$CACHE/src/bisect
+	local trees=$CACHE/logs/bisect.trees dirs
 	cmd_prepare
 	: >"$log"
+	: >"$trees.new"
 	mkdir -p "$out"
 	[ -f "$CACHE/build/main/.config" ] ||
 		die "no configured test kernel: run 'make build' first"
@@ -322,16 +287,25 @@ cmd_bisect() {
 	for c in $(g rev-list --reverse "$BASE_TAG..work"); do
 		n=$((n + 1))
 		git -C "$src" checkout -q "$c" 2>/dev/null || src_at "$src" "$c"
-		if KSRC=$src kmake "$out" -j"$JOBS" W=1 net/sunrpc/ >"$log.one" 2>&1 &&
+		# net/sunrpc/ and the directory of every C file the commit
+		# touches outside it (fs/nfs/, drivers/infiniband/sw/siw/)
+		dirs=$(g diff --name-only "$c^" "$c" -- '*.c' ':!net/sunrpc/*' |
+			sed 's,/[^/]*$,/,' | sort -u | tr '\n' ' ')
+		# shellcheck disable=SC2086 # one word per directory
+		if KSRC=$src kmake "$out" -j"$JOBS" W=1 net/sunrpc/ $dirs >"$log.one" 2>&1 &&
 				! grep -q 'warning:' "$log.one"; then
 			cat "$log.one" >>"$log"
 			echo "builds: $n $(g log -1 --format=%s "$c")"
+			echo "$(g rev-parse "$c^{tree}") ok" >>"$trees.new"
 		else
 			cat "$log.one" >>"$log"
 			echo "BROKEN: $n $(g log -1 --format=%s "$c") (build error or W=1 warning, see $log)"
+			echo "$(g rev-parse "$c^{tree}") broken" >>"$trees.new"
 			bad=1
 		fi
 	done
+	# what postings.py check reads: the tree each commit built
+	mv "$trees.new" "$trees"
 	return $bad
 }
 

@@ -1,0 +1,422 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The series as the postings a maintainer takes, one folder per posting.
+
+    postings.py export --tree T --base-tag B --patches P --out DIR
+    postings.py check --tree T --base-tag B --patches P --out DIR [--bisect-trees F]
+
+patches/BASE/postings says which commits of the prepared tree go to which
+tree, in order (see its header).  "export" writes, for each posting, a
+folder NN-NAME in DIR with git format-patch's output: a cover letter
+from patches/BASE/cover/NAME, To:/Cc: from the base tree's
+scripts/get_maintainer.pl, the upstream base and the patch IDs of the
+postings it depends on, and every patch From: and Signed-off-by: the
+exporting user's git identity.
+
+"check" reads such a DIR and prints one KTAP result per posting and
+check: applies in order, builds at every patch (from the bisect log of
+tree.sh, matched by tree ID), checkpatch --strict, kernel-doc, ABI
+documentation for new interfaces, Signed-off-by:, Fixes: on fixes.
+"""
+
+import argparse
+import configparser
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+# domains that never deliver mail (RFC 2606, RFC 6761)
+RESERVED = re.compile(r"@(.*\.)?(example(\.(com|net|org))?|invalid|test|localhost)>?$", re.I)
+
+
+def git(tree, *args, env=None, inp=None):
+    e = dict(os.environ)
+    if env:
+        e.update(env)
+    r = subprocess.run(["git", "-C", tree] + list(args), input=inp, capture_output=True,
+                       text=True, env=e)
+    if r.returncode:
+        sys.exit(f"git {' '.join(args)}: {r.stderr.strip()}")
+    return r.stdout
+
+
+def slug(subject):
+    """The name tree.sh refresh gives a patch file, without its number."""
+    s = re.sub(r"[^A-Za-z0-9._]", "-", subject)
+    s = re.sub(r"-+", "-", s).lstrip("-")[:52]
+    return re.sub(r"[-.]*$", "", s)
+
+
+def read_postings(patches):
+    cp = configparser.ConfigParser(interpolation=None)
+    path = os.path.join(patches, "postings")
+    if not cp.read(path):
+        sys.exit(f"{path}: missing")
+    out = []
+    for name in cp.sections():
+        sec = cp[name]
+        out.append({
+            "name": name,
+            "prefix": sec.get("prefix", "PATCH"),
+            "tree": sec["tree"],
+            "fixes": sec.getboolean("fixes", False),
+            "after": sec.get("after", "").split(),
+            "slugs": sec["patches"].split(),
+            "cover": os.path.join(patches, "cover", name),
+        })
+    return out
+
+
+def assign(tree, base, postings):
+    """Each posting's commits, checked against the series: every commit
+    in exactly one posting, and the postings in the series' order."""
+    commits = git(tree, "rev-list", "--reverse", f"{base}..work").split()
+    by_slug = {}
+    for c in commits:
+        by_slug[slug(git(tree, "log", "-1", "--format=%s", c).strip())] = c
+    order = []
+    names = [p["name"] for p in postings]
+    for i, p in enumerate(postings):
+        for dep in p["after"]:
+            if dep not in names[:i]:
+                sys.exit(f"postings: [{p['name']}] after {dep}: not a posting above it")
+        p["commits"] = []
+        for s in p["slugs"]:
+            if s not in by_slug:
+                sys.exit(f"postings: [{p['name']}] names no patch of the series: {s}")
+            p["commits"].append(by_slug[s])
+            order.append(by_slug[s])
+    if order != commits:
+        missing = [git(tree, "log", "-1", "--format=%s", c).strip()
+                   for c in commits if c not in order]
+        sys.exit("postings: the postings must hold every patch once, in the series' order"
+                 + (f"; not in any: {missing}" if missing else ""))
+    return postings
+
+
+def identity():
+    """The exporting user: git's identity where the export runs."""
+    forced = os.environ.get("RFC8797_EXPORT_IDENT")
+    if forced:
+        m = re.match(r"^(.+?) <([^>]+)>$", forced)
+        if not m:
+            sys.exit("RFC8797_EXPORT_IDENT: 'Name <address>'")
+        return m.group(1), m.group(2)
+    vals = []
+    for key in ("user.name", "user.email"):
+        r = subprocess.run(["git", "config", key], capture_output=True, text=True)
+        vals.append(r.stdout.strip())
+    if not all(vals):
+        sys.exit("make export: no git identity.  The patches go out From: and Signed-off-by:\n"
+                 "you; set it first:\n"
+                 "    git config --global user.name 'Your Name'\n"
+                 "    git config --global user.email you@example.org")
+    if RESERVED.search(vals[1]):
+        print(f"warning: {vals[1]} is in a domain that receives no mail; "
+              "a posting needs an address that can be answered", file=sys.stderr)
+    return vals[0], vals[1]
+
+
+WIDE = {"NETWORKING [GENERAL]", "TRACING", "THE REST"}
+
+
+def maintainers(tree, files):
+    """To: (maintainers) and Cc: (reviewers, lists) of patch FILES."""
+    r = subprocess.run(["perl", "scripts/get_maintainer.pl", "--no-git", "--no-git-fallback",
+                        "--no-tree"] + files, cwd=tree, capture_output=True, text=True)
+    if r.returncode:
+        sys.exit(f"get_maintainer.pl: {r.stderr.strip()}")
+    to, cc = [], []
+    for line in r.stdout.splitlines():
+        m = re.match(r"^(.*?) \((.*)\)$", line.strip())
+        who, role = (m.group(1), m.group(2)) if m else (line.strip(), "")
+        # the subsystem's own maintainers; those of the wide entries that
+        # also match (all of net/, trace headers) are copied
+        home = role.startswith("maintainer:") and role[11:] not in WIDE
+        (to if home else cc).append(who)
+    return to, cc
+
+
+def export(a):
+    name, email = identity()
+    ident = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
+             "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
+    postings = assign(a.tree, a.base_tag, read_postings(a.patches))
+    parent = git(a.tree, "rev-parse", f"{a.base_tag}^{{commit}}").strip()
+    pids = {}		# each posting's patch IDs
+    subjects = {}
+    os.makedirs(a.out, exist_ok=True)
+    for i, p in enumerate(postings, 1):
+        first = parent
+        for c in p["commits"]:
+            msg = git(a.tree, "log", "-1", "--format=%B", c)
+            parent = git(a.tree, "commit-tree", f"{c}^{{tree}}", "-p", parent, env=ident,
+                         inp=msg).strip()
+        d = os.path.join(a.out, f"{i:02d}-{p['name']}")
+        os.makedirs(d)
+        subprocess.run(["git", "-C", a.tree, "format-patch", "-q", "-s", "--cover-letter",
+                        "--no-signature", f"--subject-prefix={p['prefix']}", "-o", d,
+                        f"{first}..{parent}"], check=True, env={**os.environ, **ident})
+        files = sorted(f for f in os.listdir(d) if not f.startswith("0000-"))
+        to, cc = maintainers(a.tree, [os.path.join(d, f) for f in files])
+        cover = os.path.join(d, "0000-cover-letter.patch")
+        deps = closure(postings, p)
+        fill_cover(cover, p, a, [subjects[n] for n in deps],
+                   [x for n in deps for x in pids[n]])
+        for f in ["0000-cover-letter.patch"] + files:
+            add_recipients(os.path.join(d, f), to, cc)
+        pids[p["name"]] = []
+        for f in files:
+            with open(os.path.join(d, f)) as fp:
+                pid = subprocess.run(["git", "patch-id", "--stable"], stdin=fp,
+                                     capture_output=True, text=True).stdout.split()
+            pids[p["name"]].append(pid[0])
+        subjects[p["name"]] = f"{i:02d}-{p['name']}: {subject_of(cover)}"
+        print(f"{d}: {len(files)} patches, To: {', '.join(to)}", file=sys.stderr)
+
+
+def closure(postings, p):
+    """The postings P needs, its "after" and theirs, in posting order."""
+    need = set()
+    todo = list(p["after"])
+    while todo:
+        n = todo.pop()
+        if n not in need:
+            need.add(n)
+            todo += next(q for q in postings if q["name"] == n)["after"]
+    return [q["name"] for q in postings if q["name"] in need]
+
+
+def subject_of(cover):
+    with open(cover) as f:
+        for line in f:
+            if line.startswith("Subject: "):
+                return re.sub(r"^\[[^]]*\] ", "", line[9:].strip())
+    return ""
+
+
+def fill_cover(cover, p, a, earlier, prereq):
+    with open(p["cover"]) as f:
+        subject, _, blurb = f.read().partition("\n")
+    base = f"{a.upstream} ({a.base_desc})"
+    blurb = blurb.strip() + f"\n\nFor {p['tree']}.\n"
+    deps = ("\nIt applies to %s after:\n%s\n" % (base, "\n".join("  " + e for e in earlier))
+            if earlier else f"\nIt applies to {base} on its own.\n")
+    blurb = blurb + deps
+    text = open(cover).read()
+    text = text.replace("*** SUBJECT HERE ***", subject.strip())
+    text = text.replace("*** BLURB HERE ***", blurb.strip())
+    trailer = [f"base-commit: {a.upstream_commit or a.upstream}"]
+    trailer += [f"prerequisite-patch-id: {x}" for x in prereq]
+    text = text.rstrip("\n") + "\n\n" + "\n".join(trailer) + "\n"
+    with open(cover, "w") as f:
+        f.write(text)
+
+
+def add_recipients(path, to, cc):
+    text = open(path).read()
+    head, sep, body = text.partition("\n\n")
+    extra = ""
+    if to:
+        extra += "\nTo: " + ",\n    ".join(to)
+    if cc:
+        extra += "\nCc: " + ",\n    ".join(cc)
+    with open(path, "w") as f:
+        f.write(head + extra + sep + body)
+
+
+# ---- check -----------------------------------------------------------------
+
+class Ktap:
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def result(self, ok, name, why=""):
+        self.n += 1
+        if not ok:
+            self.failed += 1
+        print(f"{'ok' if ok else 'not ok'} {self.n} {name}" + ("" if ok else f" # {why}"),
+              flush=True)
+
+
+ABI_PATTERNS = [
+    # (what a new interface looks like in a diff, how it is named)
+    (re.compile(r'^\+.*\.procname\s*=\s*"([^"]+)"'), "sysctl"),
+    (re.compile(r'^\+.*proc_create[a-z_]*\(\s*"([^"]+)"'), "procfs"),
+    (re.compile(r'^\+.*__ATTR[A-Z_]*\(\s*([a-z_0-9]+)'), "sysfs"),
+    (re.compile(r'^\+.*module_param[a-z_]*\(\s*([a-z_0-9]+)'), "module parameter"),
+]
+
+
+def new_interfaces(patch):
+    out = []
+    for line in open(patch, errors="replace"):
+        for rx, kind in ABI_PATTERNS:
+            m = rx.search(line)
+            if m:
+                out.append((kind, m.group(1)))
+    return out
+
+
+def abi_documented(tree, name):
+    r = subprocess.run(["grep", "-rlw", "--", name, "Documentation/ABI"], cwd=tree,
+                       capture_output=True, text=True)
+    return bool(r.stdout.strip())
+
+
+def kerneldoc(wt, f, rev=None):
+    """kernel-doc's warnings for F in the worktree, or at REV, without
+    line numbers (so that a warning an earlier hunk moved is the same)."""
+    path = f
+    if rev:
+        r = subprocess.run(["git", "-C", wt, "show", f"{rev}:{f}"], capture_output=True,
+                           text=True)
+        if r.returncode:
+            return set()
+        tmp = tempfile.NamedTemporaryFile("w", suffix=os.path.splitext(f)[1], delete=False)
+        tmp.write(r.stdout)
+        tmp.close()
+        path = tmp.name
+    r = subprocess.run(["./scripts/kernel-doc", "-Wall", "-none", path], cwd=wt,
+                       capture_output=True, text=True)
+    if rev:
+        os.unlink(path)
+    return {re.sub(r"\S+:\d+:? ", "", x) for x in (r.stdout + r.stderr).splitlines() if x.strip()}
+
+
+def check(a):
+    k = Ktap()
+    postings = sorted(d for d in os.listdir(a.out) if re.match(r"^\d\d-", d))
+    print("KTAP version 1")
+    built = {}
+    if a.bisect_trees and os.path.exists(a.bisect_trees):
+        for line in open(a.bisect_trees):
+            t, _, state = line.strip().partition(" ")
+            built[t] = state == "ok"
+    a.fixes = {p["name"]: p["fixes"] for p in read_postings(a.patches)}
+    after = {p["name"]: closure(read_postings(a.patches), p) for p in read_postings(a.patches)}
+    with tempfile.TemporaryDirectory() as wt, tempfile.TemporaryDirectory() as alone:
+        for w in (wt, alone):
+            subprocess.run(["git", "-C", a.tree, "worktree", "add", "-q", "--detach", w,
+                            a.base_tag], check=True)
+        try:
+            for d in postings:
+                # on the base with only the postings it names
+                need = [x for x in postings if x[3:] in after.get(d[3:], [])] + [d]
+                git(alone, "reset", "-q", "--hard", a.base_tag)
+                ok, why = am(alone, [p for x in need for p in patch_files(os.path.join(a.out, x))])
+                k.result(ok, f"{d}: applies to the base after {' '.join(need[:-1]) or 'nothing else'}",
+                         why)
+                check_posting(a, k, os.path.join(a.out, d), d, wt, built)
+        finally:
+            for w in (wt, alone):
+                subprocess.run(["git", "-C", a.tree, "worktree", "remove", "--force", w])
+    print(f"# postings: {len(postings)}, results: {k.n}, failed: {k.failed}")
+    return 1 if k.failed or not postings else 0
+
+
+def patch_files(d):
+    return sorted(os.path.join(d, f) for f in os.listdir(d)
+                  if f.endswith(".patch") and not f.startswith("0000-"))
+
+
+def am(wt, patches):
+    ident = {"GIT_COMMITTER_NAME": "check", "GIT_COMMITTER_EMAIL": "check@invalid"}
+    r = subprocess.run(["git", "-C", wt, "am", "-q", "--keep-cr"] + patches,
+                       capture_output=True, text=True, env={**os.environ, **ident})
+    if r.returncode:
+        subprocess.run(["git", "-C", wt, "am", "--abort"], capture_output=True)
+        return False, " ".join(r.stderr.strip().splitlines()[-1:])
+    return True, ""
+
+
+def check_posting(a, k, d, name, wt, built):
+    fixes = a.fixes.get(name[3:], False)
+    patches = patch_files(d)
+    ok, why = am(wt, patches)
+    k.result(ok, f"{name}: applies in order after the postings above it", why)
+    if not ok:
+        return
+    trees = git(wt, "log", "--reverse", "--format=%T", f"HEAD~{len(patches)}..HEAD").split()
+    if built:
+        bad = [i + 1 for i, t in enumerate(trees) if not built.get(t, False)]
+        k.result(not bad, f"{name}: builds at every patch",
+                 f"patches {bad} not built, or broken, by tree.sh bisect")
+    else:
+        k.result(False, f"{name}: builds at every patch", "no bisect record (tree.sh bisect)")
+    cp_bad, kd_bad, abi_bad, sob_bad, fix_bad = [], [], [], [], []
+    for i, p in enumerate(patches, 1):
+        # UNKNOWN_COMMIT_ID: the tree comes from Debian's tarball, without
+        # the history Fixes: IDs name.  FILE_PATH_CHANGES: new files need
+        # no entry of their own when an existing one reaches their list
+        # (checked below with get_maintainer.pl).
+        r = subprocess.run(["./scripts/checkpatch.pl", "--strict", "-q", "--ignore",
+                            "UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES", p], cwd=wt,
+                           capture_output=True, text=True)
+        if r.stdout.strip() or r.returncode:
+            cp_bad.append(i)
+            print("\n".join("# " + x for x in r.stdout.splitlines()[:20]))
+        text = open(p, errors="replace").read()
+        msg = text.split("\n---\n", 1)[0]
+        if not re.search(r"^Signed-off-by: .+ <[^>]+>$", msg, re.M):
+            sob_bad.append(i)
+        if fixes and not (re.search(r"^Fixes: [0-9a-f]{12,} \(\".*\"\)$", msg, re.M)
+                          and re.search(r"^Cc: stable@vger\.kernel\.org", msg, re.M)):
+            fix_bad.append(i)
+        for kind, iface in new_interfaces(p):
+            if not abi_documented(wt, iface):
+                abi_bad.append(f"{i}: {kind} {iface}")
+    # kernel-doc over every C file the posting touches, at its last patch
+    touched = set()
+    for p in patches:
+        touched |= set(re.findall(r"^\+\+\+ b/(\S+\.[ch])$", open(p, errors="replace").read(),
+                                  re.M))
+    for f in sorted(touched):
+        if not os.path.exists(os.path.join(wt, f)):
+            continue
+        new = kerneldoc(wt, f) - kerneldoc(wt, f, a.base_tag)
+        if new:
+            kd_bad.append(f)
+            print("\n".join("# " + x for x in sorted(new)[:10]))
+    # new files reach a mailing list of their subsystem without an entry
+    # of their own
+    for f in sorted(set(re.findall(r"^diff --git a/\S+ b/(\S+)\nnew file mode",
+                                   "".join(open(p, errors="replace").read() for p in patches),
+                                   re.M))):
+        r = subprocess.run(["perl", "scripts/get_maintainer.pl", "--no-git", "--no-git-fallback",
+                            "-f", f], cwd=wt, capture_output=True, text=True)
+        lists = [x for x in r.stdout.splitlines() if "(open list:" in x and "linux-kernel@" not in x
+                 and "(open list:DOCUMENTATION)" not in x]
+        k.result(bool(lists), f"{name}: {f} reaches its subsystem's list", "only " +
+                 ", ".join(r.stdout.split("\n")[-3:]))
+    k.result(not cp_bad, f"{name}: checkpatch --strict", f"patches {cp_bad}")
+    k.result(not kd_bad, f"{name}: kernel-doc", f"{kd_bad}")
+    k.result(not abi_bad, f"{name}: ABI documentation for every new interface",
+             "; ".join(abi_bad))
+    k.result(not sob_bad, f"{name}: Signed-off-by", f"patches {sob_bad}")
+    if fixes:
+        k.result(not fix_bad, f"{name}: Fixes: and Cc: stable on every fix",
+                 f"patches {fix_bad}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("cmd", choices=["export", "check"])
+    ap.add_argument("--tree", required=True)
+    ap.add_argument("--base-tag", required=True)
+    ap.add_argument("--patches", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--upstream", default="")
+    ap.add_argument("--upstream-commit", default="")
+    ap.add_argument("--base-desc", default="")
+    ap.add_argument("--bisect-trees", default="",
+                    help="tree.sh bisect's record: one 'TREE ok|broken' per commit")
+    a = ap.parse_args()
+    sys.exit(export(a) if a.cmd == "export" else check(a))
+
+
+if __name__ == "__main__":
+    main()
