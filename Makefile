@@ -5,12 +5,12 @@
 #   make            install what is missing, prepare the tree, build the
 #                   kernel, boot it, mount NFS over soft-RoCE, show the
 #                   negotiated values
-#   make check      every test (KUnit, sparse, checkpatch, fuzz, guests) on
+#   make check      every test (KUnit, sparse, postings, fuzz, guests) on
 #                   both bases; ends with "N passed, N failed"
 #
 #   make tree       prepare (or update) the patched tree as a git repository
 #   make refresh    write the tree's commits back to patches/ and overlays
-#   make export     git format-patch -s --cover-letter of the series
+#   make export     the postings by tree, From: and Signed-off-by: your git identity
 #   make bisect-check  build net/sunrpc at every commit of the series (W=1)
 #   make build      build the kernel only
 #   make build-base the pinned base without the series, same .config
@@ -144,7 +144,7 @@ help:
 	@echo "                     default) or 6.12 (the stable line, the DKMS package)"
 	@echo "  CHECK_BASES        bases make check runs (default: mainline 6.12)"
 	@echo "  CHECK_STAGES_6_12  stages of the 6.12 base when make check runs both"
-	@echo "                     (default: kunit sparse checkpatch sendqueue parallel interop dkms trixie)"
+	@echo "                     (default: kunit sparse postings sendqueue parallel interop dkms trixie)"
 	@echo "  E2E_TRANSPORTS     transports of the e2e, hostile and sendqueue stages (default: rxe siw)"
 	@echo "  E2E_TESTS          only these guest/tests/test-NAME.sh, e.g. \"agree large-io\" (default: all)"
 	@echo "  E2E_VERSIONS       NFS versions of the basic e2e guest (default: 3 4.0 4.1 4.2; siw: 3 4.2)"
@@ -189,4 +189,4 @@ help:
 	@echo "                     to try the fallback"
 	@echo "  JOBS               parallel build jobs (default: nproc)"
 	@echo "  FORCE=1            make tree discards tree commits not written back"
-	@echo "Stages of check.sh: ktap bench kunit sparse checkpatch fuzz wireshark e2e hostile sendqueue parallel storm interop dkms trixie (default), kunit_upstream wireshark_live"
+	@echo "Stages of check.sh: ktap bench kunit sparse postings fuzz wireshark e2e hostile sendqueue parallel storm interop dkms trixie (default), kunit_upstream wireshark_live"

@@ -229,6 +229,13 @@ stage_postings() {
 	fi
 	"$RFC_HARNESS/tree.sh" export "$dir" >"$run/postings-export.log" 2>&1 ||
 		{ result postings-export fail "tree.sh export failed, see $run/postings-export.log"; return; }
+	if [ "${RFC8797_INJECT:-}" = postings-trailers ]; then
+		# the first patch of the first fixes posting loses its Fixes:
+		# and its Signed-off-by:
+		f=$(ls "$dir"/*-fixes/0001-*.patch | head -n 1)
+		sed -i -e '/^Fixes: /d' -e '/^Signed-off-by: /d' "$f"
+		echo "# RFC8797_INJECT=postings-trailers: no Fixes: or Signed-off-by: in $f"
+	fi
 	# every commit built on its own (W=1), recorded by tree ID
 	"$RFC_HARNESS/tree.sh" bisect >"$run/bisect.log" 2>&1 || true
 	python3 "$RFC_HARNESS/postings.py" check --tree "$TREE" --base-tag "$BASE_TAG" \
