@@ -28,6 +28,13 @@
 #                   tools/testing/rfc8797/wireshark/rpcrdma_cm.lua
 #   --name NAME     label for the run folder and the console prefix
 #   --quiet         do not copy the console to stdout
+#   --count ARGS    count the guest's instructions: QEMU loads the
+#                   insn-count plugin (bench/insn-plugin, built into
+#                   $CACHE_ROOT/insn-plugin by its build.sh) with ARGS,
+#                   e.g. "out=FILE,layers=FILE,fifo=PATH" (see
+#                   insn-count.c), and runs every vCPU on one thread
+#                   (-accel tcg,thread=single): the same work then
+#                   executes the same instructions, boot after boot
 #
 # The guest mounts the host's / (trixie: the trixie root) read-only over
 # virtio-9p with a tmpfs overlay on top, so every host tool is there and nothing on the host
@@ -38,7 +45,7 @@ set -euo pipefail
 resolve_base || exit 1
 
 kernel=${RFC8797_KERNEL:-ours} timeout_s=600 mem=2048 cpus=2 append="" net="" mac="" dump="" name=guest
-results="" quiet=0 shell=0 rootdir=/
+results="" quiet=0 shell=0 rootdir=/ count=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -52,6 +59,7 @@ while [ $# -gt 0 ]; do
 	--dump) dump=$2; shift 2 ;;
 	--name) name=$2; shift 2 ;;
 	--quiet) quiet=1; shift ;;
+	--count) count=$2; shift 2 ;;
 	--shell) shell=1; shift ;;
 	--) shift; break ;;
 	-*) die "unknown option $1" ;;
@@ -154,7 +162,16 @@ elif [ -n "$dump" ]; then
 	die "--dump needs --net: a guest without a NIC has no frames to dump"
 fi
 
-qemu=(qemu-system-x86_64 -machine q35 -accel tcg,thread=multi -cpu max
+# counted runs: one thread for all vCPUs (thread=multi let the same work
+# vary by 7.7% in the kernel: spin-waits and IPIs against descheduled
+# vCPU threads; thread=single by 0.06%)
+accel=tcg,thread=multi plugin=()
+if [ -n "$count" ]; then
+	so=$CACHE_ROOT/insn-plugin/insn-count.so
+	[ -f "$so" ] || die "no $so: run tools/testing/rfc8797/bench/insn-plugin/build.sh"
+	accel=tcg,thread=single plugin=(-plugin "$so,$count")
+fi
+qemu=(qemu-system-x86_64 -machine q35 -accel "$accel" "${plugin[@]}" -cpu max
 	-m "$mem" -smp "$cpus" -no-reboot -nographic -kernel "$image" "${initrd[@]}"
 	-append "$cmdline"
 	-virtfs "local,path=$rootdir,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
