@@ -4,7 +4,7 @@
 # server and one NFS client over soft-RoCE, each booting our kernel or
 # Debian's stock one.
 #
-#   two-guest.sh [--results DIR] [--timeout SEC] [--dump] [--client SCRIPT] [--server SCRIPT] SERVER_KERNEL CLIENT_KERNEL [--server-args "..."] [CLIENT ARGS...]
+#   two-guest.sh [--results DIR] [--timeout SEC] [--dump] [--client SCRIPT] [--server SCRIPT] [--count SERVER_ARGS CLIENT_ARGS] SERVER_KERNEL CLIENT_KERNEL [--server-args "..."] [CLIENT ARGS...]
 #   e.g. two-guest.sh stock ours --prefix ours-vs-stock 3 4.2
 #
 # --dump writes every frame between the two guests to DIR/link.pcap
@@ -14,7 +14,9 @@
 # guest/capture-client.sh; --server runs SCRIPT in the server guest
 # instead of guest/interop-server.sh (the --server-args go to it), e.g.
 # guest/capture-server.sh.  --timeout is the client guest's time
-# limit (default 800 s; the server's is 100 s longer).
+# limit (default 800 s; the server's is 100 s longer).  --count counts
+# both guests' instructions (guest.sh --count, with these insn-count
+# plugin arguments: make bench BENCH=cost).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 resolve_base || exit 1	# once, for both guests
@@ -28,6 +30,8 @@ client=$RFC_HARNESS/guest/interop-client.sh
 if [ "${1:-}" = --client ]; then client=$(realpath "$2"); shift 2; fi
 server=$RFC_HARNESS/guest/interop-server.sh
 if [ "${1:-}" = --server ]; then server=$(realpath "$2"); shift 2; fi
+scount=() ccount=()
+if [ "${1:-}" = --count ]; then scount=(--count "$2") ccount=(--count "$3"); shift 3; fi
 skern=$1 ckern=$2
 shift 2
 sargs=""
@@ -40,12 +44,12 @@ sock=$results/link.sock
 rm -f "$sock" "$results"/*.exit "$results"/*.stopped
 # shellcheck disable=SC2086
 "$RFC_HARNESS/guest.sh" --quiet --kernel "$skern" --name server --results "$results/server" \
-	--net "unix:$sock:server" --mac 52:54:00:12:34:01 --timeout $((ctimeout + 100)) "${dumpargs[@]}" \
+	--net "unix:$sock:server" --mac 52:54:00:12:34:01 --timeout $((ctimeout + 100)) "${dumpargs[@]}" "${scount[@]}" \
 	"$server" $sargs &
 spid=$!
 slowwait 60 test -S "$sock"
 "$RFC_HARNESS/guest.sh" --quiet --kernel "$ckern" --name client --results "$results/client" \
-	--net "unix:$sock:client" --mac 52:54:00:12:34:02 --timeout "$ctimeout" \
+	--net "unix:$sock:client" --mac 52:54:00:12:34:02 --timeout "$ctimeout" "${ccount[@]}" \
 	--append "rfc8797.inject=${RFC8797_INJECT:-}" "$client" "$@" &
 cpid=$!
 # A server guest that ends first (a crash, or its own time limit) leaves

@@ -57,12 +57,30 @@
 # 282 s on mainline).
 # BENCH=link: perftest alone, every test of the full bench, in one boot
 # of our kernel (about 3 minutes): to look at the link, or at perftest.
+# BENCH=cost: instructions per RPC (below), alone: 3 boots each of ours,
+# the base and Debian's stock kernel, NFSv3 and v4.2, seven workloads.
 # BENCH_ROUNDS overrides the number of rounds.  Results: $CACHE/bench/
 # STAMP/ (bench.md, the plots, every guest's output), never in the
 # source tree: the numbers come from TCG and are stale after the next
 # change; the targets are report.py's assertions, and make bench fails
 # when one is missed.
 # Run it with nothing else on the machine: other guests slow one side.
+#
+# 4. The cost (BENCH=cost, and after the timed rounds of quick and
+#    full): both guests of a pair counted by the insn-count QEMU plugin
+#    (bench/insn-plugin; one TCG thread per guest), fixed work per
+#    workload (guest/cost-client.sh: fio --number_ios after a warm-up,
+#    the markers around the measured run), BOOTS boots of each kernel in
+#    turn.  bench/cost.py gives the instructions per RPC on the client
+#    and the server, user and kernel, the kernel split by layer (from
+#    System.map; a modular kernel's layers from its modules' load
+#    addresses), net of the idle rate and of the markers' own cost, the
+#    same without the soft provider and the packet path under it (the
+#    adapter estimate), and the spread of every figure over the boots
+#    (max/min - 1).  Deterministic: a figure does not depend on the load
+#    of the host.  quick: ours and the base, NFSv3, 4 KiB random reads
+#    and writes and 1 MiB reads; full and cost: every kernel, both NFS
+#    versions, the seven workloads.  BENCH_BOOTS overrides the boots.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 resolve_base || exit 1	# once, for every guest this run starts
@@ -75,6 +93,8 @@ quick)
 	rounds=${BENCH_ROUNDS:-3} versions="3" runtime=4 files=200
 	workloads="randread-4k randwrite-4k read-1m"
 	sweep="" sweep_wl=""
+	boots=${BENCH_BOOTS:-3} cost_versions="3" cost_workloads="randread-4k randwrite-4k read-1m"
+	cost_kernels="ours base"
 	;;
 full)
 	rounds=${BENCH_ROUNDS:-4} versions="3 4.2" runtime=4 files=200
@@ -82,16 +102,25 @@ full)
 	sweep="th=1024,r=1 th=1024,r=0 th=4096,r=1 th=4096,r=0 th=8192,r=1 th=8192,r=0"
 	sweep="$sweep th=16384,r=1 th=32768,r=1 th=65536,r=1"
 	sweep_wl="randread-4k randwrite-4k randread-16k read-1m write-1m"
+	boots=${BENCH_BOOTS:-3} cost_versions="3 4.2" cost_workloads=$workloads cost_kernels="ours base stock"
+	;;
+cost)
+	rounds=0 versions="" runtime=0 files=0 workloads="" sweep="" sweep_wl=""
+	boots=${BENCH_BOOTS:-3} cost_versions=${BENCH_VERSIONS:-"3 4.2"}
+	cost_workloads=${BENCH_WORKLOADS:-"randread-4k randwrite-4k randread-8k randwrite-8k read-1m write-1m meta"}
+	cost_kernels="ours base stock"
 	;;
 sweep)
 	rounds=0 versions="3" runtime=2 files=200 workloads=""
 	sweep="th=1024,r=1 th=4096,r=1 th=8192,r=1 th=16384,r=1"
 	sweep_wl="randread-4k randwrite-4k read-1m write-1m"
+	boots=0
 	;;
 link)
 	rounds=${BENCH_ROUNDS:-1} versions="" runtime=0 files=0 workloads="" sweep="" sweep_wl=""
+	boots=0
 	;;
-*) die "BENCH=$mode: quick, full, sweep or link" ;;
+*) die "BENCH=$mode: quick, full, sweep, link or cost" ;;
 esac
 # To look closer at one gap (BENCH=quick or full): BENCH_WORKLOADS,
 # BENCH_VERSIONS and BENCH_RUNTIME (1 to 8 s: the reads' file, 64 MiB a
@@ -105,9 +134,10 @@ esac
 # step of a bisection.
 chosen=${BENCH_WORKLOADS:-}${BENCH_VERSIONS:-}${BENCH_RUNTIME:-}${BENCH_KERNELS:-}${BENCH_BASE:-}
 case "$mode" in
-quick | full) ;;
-*) [ -z "$chosen" ] || die "BENCH_WORKLOADS, BENCH_VERSIONS, BENCH_RUNTIME, BENCH_KERNELS, BENCH_BASE: BENCH=quick or full only" ;;
+quick | full | cost) ;;
+*) [ -z "$chosen" ] || die "BENCH_WORKLOADS, BENCH_VERSIONS, BENCH_RUNTIME, BENCH_KERNELS, BENCH_BASE: BENCH=quick, full or cost only" ;;
 esac
+[[ "$boots" =~ ^[0-9]+$ ]] || die "BENCH_BOOTS=$BENCH_BOOTS: a number of boots"
 # base_part: BENCH_BASE, 0 for the base without the series
 base_part=${BENCH_BASE:-0}
 [[ "$base_part" =~ ^[0-9]+$ ]] || die "BENCH_BASE=$BENCH_BASE: a number of patches"
@@ -116,17 +146,24 @@ workloads=${BENCH_WORKLOADS:-$workloads}
 versions=${BENCH_VERSIONS:-$versions}
 runtime=${BENCH_RUNTIME:-$runtime}
 read -ra kernels <<<"${BENCH_KERNELS:-ours base stock}"
+# the cost's kernels: its set's, of those chosen
+ck=()
+for k in $cost_kernels; do
+	[[ " ${kernels[*]} " != *" $k "* ]] || ck+=("$k")
+done
+cost_kernels=${ck[*]}
+[ "$mode" != cost ] || kernels=("${ck[@]}")
 for k in "${kernels[@]}"; do
 	case "$k" in ours | base | stock) ;; *) die "BENCH_KERNELS=$BENCH_KERNELS: ours, base, stock" ;; esac
 done
 [ "$(printf '%s\n' "${kernels[@]}" | sort -u | wc -l)" = ${#kernels[@]} ] ||
 	die "BENCH_KERNELS=$BENCH_KERNELS: each kernel once"
-for wl in $workloads; do
+for wl in $workloads $cost_workloads; do
 	case "$wl" in randread-*k | randwrite-*k | read-1m | write-1m | meta) ;;
 	*) die "BENCH_WORKLOADS: $wl is none of randread-Nk, randwrite-Nk, read-1m, write-1m, meta" ;;
 	esac
 done
-[ "$mode" = link ] || [[ "$runtime" =~ ^[1-8]$ ]] || die "BENCH_RUNTIME=$runtime: 1 to 8 seconds"
+[ "$mode" = link ] || [ "$mode" = cost ] || [[ "$runtime" =~ ^[1-8]$ ]] || die "BENCH_RUNTIME=$runtime: 1 to 8 seconds"
 # the perftest runs that bound the workloads (TEST:SIZE:DEPTH): the
 # Send/Receive message rate at each random I/O size at depth 16 (fio's
 # iodepth) and, but in BENCH=quick (whose workloads all run at depth
@@ -193,6 +230,21 @@ if [ "$mode" != link ]; then
 fi
 out=$CACHE/bench/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
+if [ "$boots" != 0 ] && [ -n "$cost_kernels" ]; then
+	# the plugin, and each kernel's layers (from its System.map and
+	# objects; Debian's stock kernel's come from its modules, in cost.py)
+	"$RFC_HARNESS/bench/insn-plugin/build.sh" >/dev/null || die "the insn-count plugin did not build"
+	for k in $cost_kernels; do
+		case "$k" in
+		ours) kb=$CACHE/build/main ;;
+		base) kb=$CACHE/build/base
+			[ "$base_part" = 0 ] || kb=${base_k%/arch/x86/boot/bzImage} ;;
+		*) continue ;;
+		esac
+		/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" layers "$kb" "$out/layers-$k.txt" >/dev/null ||
+			die "no layers for $k from $kb"
+	done
+fi
 msg "make bench ($mode): $out"
 start=$SECONDS failed=0
 
@@ -202,9 +254,13 @@ start=$SECONDS failed=0
 # its own (a general protection fault in libc): a pair in which a stock
 # guest did either is run again as lib.sh's debian_retry allows, and
 # said so in the report; a crash of our kernel is never retried.
+# RUN_KIND=cost in front of the call: a cost pair (guest/cost-client.sh,
+# both guests counted, the server --still), RUN_LAYERS the plugin's
+# layers file
 retries=()
 run() {
-	local name=$1 sk=$2 ck=$3 try c dir
+	local name=$1 sk=$2 ck=$3 try c dir client=$RFC_HARNESS/guest/bench-client.sh
+	local sargs="--no-trace --wait 2400" count=() lay=""
 	shift 3
 	for ((try = 1; ; try++)); do
 		dir=$out/$name
@@ -214,9 +270,16 @@ run() {
 			msg "$name: again ($c)"
 		fi
 		msg "$name"
+		if [ "${RUN_KIND:-}" = cost ]; then
+			mkdir -p "$dir"
+			client=$RFC_HARNESS/guest/cost-client.sh sargs="--no-trace --still --wait 2400"
+			[ -z "${RUN_LAYERS:-}" ] || lay=",layers=$RUN_LAYERS"
+			count=(--count "out=$dir/server.insn,fifo=$dir/insn.fifo,blocks=on$lay"
+				"out=$dir/client.insn,peer=$dir/insn.fifo,blocks=on$lay")
+		fi
 		"$RFC_HARNESS/two-guest.sh" --results "$dir" --timeout 2400 \
-			--client "$RFC_HARNESS/guest/bench-client.sh" "$sk" "$ck" \
-			--server-args "--no-trace --wait 2400" "$@" >"$dir.log" 2>&1 && return 0
+			--client "$client" "${count[@]}" "$sk" "$ck" \
+			--server-args "$sargs" "$@" >"$dir.log" 2>&1 && return 0
 		c=$(stock_trouble "$dir" "$sk" "$ck") && c="stock $c" && debian_retry "$try" || break
 		retries+=("$name: $c")
 	done
@@ -266,9 +329,36 @@ for ((i = 1; i <= rounds; i++)); do
 		esac
 	done
 done
+# The cost: BOOTS boots of each kernel, in turn (a drift of the machine
+# changes no count, but a boot of each kernel stays next to the others)
+for ((b = 1; b <= boots; b++)); do
+	for k in $cost_kernels; do
+		case "$k" in base) gk=$base_k ;; *) gk=$k ;; esac
+		lf=$out/layers-$k.txt
+		[ -f "$lf" ] || lf=""
+		RUN_KIND=cost RUN_LAYERS=$lf run "cost$b-$k" "$gk" "$gk" --kernel "$k" --boot "$b" \
+			--versions "$cost_versions" --workloads "$cost_workloads"
+	done
+done
 # only the runs that completed (a retried pair's crashed run is renamed)
 cat "$out"/*/client/bench.jsonl >"$out/bench.jsonl" 2>/dev/null
 printf '%s\n' "${retries[@]}" >"$out/retries.txt"
+cost_report() {
+	local stock_map=""
+	[ -z "$(ls -d "$out"/cost*-* 2>/dev/null)" ] && return 0
+	[[ " $cost_kernels " != *" stock "* ]] || stock_map=$STOCK_DIR/boot/System.map-$STOCK_KREL
+	/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" cases --stock-map "$stock_map" "$out"/cost*-* \
+		>"$out/cost.jsonl" &&
+		/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" report --kernels "$cost_kernels" \
+			--seconds $((SECONDS - start)) "$out/cost.jsonl" "$out/cost.md"
+}
+if [ "$mode" = cost ]; then
+	cost_report || failed=1
+	cp "$out/cost.md" "$out/bench.md" 2>/dev/null
+	msg "bench: $out/bench.md"
+	msg "bench ($mode): $((SECONDS - start)) s"
+	exit $failed
+fi
 report_args=(--kernels "${kernels[*]}")
 [ -z "${BENCH_WORKLOADS:-}" ] || report_args+=(--workloads "$workloads")
 # a base whose Send Queue waiters queue (upstream's svc_rdma_sq_wait, in
@@ -280,6 +370,10 @@ report_args=(--kernels "${kernels[*]}")
 	report_args+=(--base-part "$(grep -v '^#' "$PATCHES/series" | sed -n "${base_part}{s/ .*//;p}")")
 /usr/bin/python3 "$RFC_HARNESS/bench/report.py" --mode "$mode" --seconds $((SECONDS - start)) "${report_args[@]}" \
 	--retries "$out/retries.txt" "$out/bench.jsonl" "$out" || failed=1
+if [ "$boots" != 0 ]; then
+	cost_report || failed=1
+	cat "$out/cost.md" >>"$out/bench.md" 2>/dev/null
+fi
 if [ "$failed" = 0 ]; then
 	msg "bench: $out/bench.md"
 else

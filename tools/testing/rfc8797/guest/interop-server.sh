@@ -36,8 +36,10 @@
 #                      the client has the reply), without the rest of a
 #                      snapshot, then the server's link counters
 #                      (guest/lib.sh link_counts) and its CPU time, read
-#                      when asked (cpu_counts): make bench asks before
-#                      and after each workload
+#                      when asked (cpu_counts), and nfsd's RPC count and
+#                      its reply cache hits (retransmissions), "nfsd_rpcs=N
+#                      nfsd_rc_hits=N": make bench asks before and after
+#                      each workload
 #   prep PATH SIZE     the file make bench's reads read, PATH in the
 #                      export, SIZE (e.g. 384m) of 1 MiB fio writes whose
 #                      every 4 KiB carries its checksum and offset
@@ -53,7 +55,15 @@
 #                      show cm_id), "perftest failed" otherwise: make
 #                      bench's measure of what the link can carry
 #
-#   interop-server.sh [--no-private-data] [--no-trace] [--wait SEC] [--transport rxe|siw]
+#   interop-server.sh [--no-private-data] [--no-trace] [--still] [--wait SEC] [--transport rxe|siw]
+#
+# --still: wait for the client without starting a process (no cat, no
+# sleep: a fork-free read with a time limit, every 2 s) and without
+# keeping server-view.txt, so that an idle server executes nothing but
+# its timer ticks: make bench BENCH=cost counts its instructions; it
+# also lists where each module's code was, /results/modules-text.txt
+# ("NAME ADDRESS" of /sys/module/NAME/sections/.text), by which the
+# host attributes a modular kernel's (Debian's) instructions to layers
 #   interop-server.sh --request LINE   (run by the listener)
 SYS=/proc/sys/sunrpc/svc_rdma
 CONNS=/proc/net/rpc/svc_rdma_connections
@@ -143,7 +153,18 @@ counters() {
 		[ "$counts" = "$prev" ] && break
 	done
 	link_counts lk
-	echo "counters $counts $lk $cpu"
+	echo "counters $counts $lk $cpu $(nfsd_counts)"
+}
+
+# nfsd_counts: "nfsd_rpcs=CALLS nfsd_rc_hits=HITS" from nfsd's statistics
+# (the RPCs it answered; the requests its reply cache had seen before:
+# retransmissions), "na" without them
+nfsd_counts() {
+	local k a _ rpcs=na hits=na
+	while read -r k a _; do
+		case "$k" in rpc) rpcs=$a ;; rc) hits=$a ;; esac
+	done </proc/net/rpc/nfsd 2>/dev/null
+	echo "nfsd_rpcs=$rpcs nfsd_rc_hits=$hits"
 }
 
 # prep_file PATH SIZE: see "prep" above; written under another name and
@@ -214,7 +235,7 @@ if [ "${1:-}" = --request ]; then
 fi
 
 . "$(dirname "$0")/lib.sh"
-wait_s=600 trace=1 transport=rxe
+wait_s=600 trace=1 transport=rxe still=0
 ktap_begin interop-server
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -223,6 +244,7 @@ while [ $# -gt 0 ]; do
 		shift ;;
 	--wait) wait_s=$2; shift 2 ;;
 	--no-trace) trace=0; shift ;;
+	--still) still=1; shift ;;
 	--transport) transport=$2; shift 2 ;;
 	*) break ;;
 	esac
@@ -278,11 +300,25 @@ client_done() {
 client_gone() {
 	! rdma res show cm_id 2>/dev/null | grep -v LISTEN | grep -q ":$RDMA_PORT\b"
 }
-SLOWWAIT_INTERVAL=0.5 slowwait "$wait_s" client_done
+if [ "$still" = 1 ]; then
+	echo 0 >/proc/sys/kernel/kptr_restrict 2>/dev/null
+	# a FIFO nobody writes: read -t waits without a process
+	mkfifo /tmp/still && exec 8<>/tmp/still
+	# shellcheck disable=SC2317 # run by slowwait
+	still_done() { [ -e "$EXPORT/DONE" ] || { read -r -t 2 -u 8; false; }; }
+	loopy_wait : $((wait_s * 1000)) still_done
+else
+	SLOWWAIT_INTERVAL=0.5 slowwait "$wait_s" client_done
+fi
 [ ! -e "$EXPORT/DONE" ] || SLOWWAIT_INTERVAL=0.5 slowwait 60 client_gone ||
 	log "a connection to port $RDMA_PORT is still up 60 s after DONE: $(rdma res show cm_id | grep -v LISTEN | head -n 2)"
 kill "$lpid" 2>/dev/null
 [ -e "$EXPORT/DONE" ] || fail server-wait "the client never finished"
+if [ "$still" = 1 ]; then
+	for m in /sys/module/*/sections/.text; do
+		[ -r "$m" ] && echo "$(basename "$(dirname "$(dirname "$m")")") $(cat "$m")"
+	done >/results/modules-text.txt 2>/dev/null
+fi
 echo "== server view (last seen while connected)"
 cat /results/server-view.txt 2>/dev/null || echo "no $CONNS (stock kernel)"
 echo "== server counters"

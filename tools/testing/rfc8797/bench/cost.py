@@ -1,0 +1,561 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""make bench BENCH=cost: instructions per RPC, from the insn-count plugin.
+
+  cost.py layers BUILD OUT
+      the plugin's layers=FILE of a kernel built without modules: each
+      text symbol of BUILD/System.map that an object of a layer's
+      directories defines (nm of their built-in.a), as "START END LAYER",
+      adjacent symbols of one layer merged
+  cost.py cases RUN...
+      one JSON line per case of each run folder (bench.sh's two-guest
+      folders of BENCH=cost) on stdout: the counts of both guests between
+      the markers of each workload, net of the idle windows, per RPC
+  cost.py report JSONL OUT.md [--kernels "ours base stock"]
+      the tables: per case and kernel the median over boots, the spread
+      (max/min - 1) of every figure, ours/base and ours/stock
+
+The layers, most specific first (a symbol belongs to the first layer
+whose directories define it):
+  provider  drivers/infiniband/sw/rxe, sw/siw: the soft RDMA provider,
+            the work an RDMA adapter does in hardware
+  rdma      drivers/infiniband/core: RDMA core, verbs, CM
+  xprtrdma  net/sunrpc/xprtrdma: the client's and the server's transport
+  sunrpc    net/sunrpc (the rest of it)
+  nfs       fs/nfs, fs/nfs_common, fs/lockd: the NFS client
+  nfsd      fs/nfsd
+  net       the packet path under the provider: net/core, IPv4/6 (rxe's
+            UDP, siw's TCP), the virtio NIC and its rings, CRC32 (rxe's
+            ICRC): what an adapter does in hardware too
+  rest      everything else in the kernel
+A static function whose name is defined elsewhere too (System.map lists
+it twice) is given to a layer only when the symbols around it with
+unique names belong to that layer; else it counts as rest.
+"""
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+LAYERS = [
+    ("provider", ["drivers/infiniband/sw/rxe", "drivers/infiniband/sw/siw"]),
+    ("rdma", ["drivers/infiniband/core"]),
+    ("xprtrdma", ["net/sunrpc/xprtrdma"]),
+    ("sunrpc", ["net/sunrpc"]),
+    ("nfs", ["fs/nfs", "fs/nfs_common", "fs/lockd"]),
+    ("nfsd", ["fs/nfsd"]),
+    ("net", ["net/core", "net/ipv4", "net/ipv6", "net/ethernet", "net/sched",
+             "drivers/net", "drivers/virtio", "lib/crc", "lib/crc32.o",
+             "arch/x86/crypto"]),
+]
+LAYER_NAMES = [n for n, _ in LAYERS] + ["rest"]
+# Debian's modules of each layer (the stock kernel: everything is modular)
+MODULE_LAYER = {
+    "rdma_rxe": "provider", "siw": "provider",
+    "ib_core": "rdma", "ib_uverbs": "rdma", "rdma_cm": "rdma", "iw_cm": "rdma",
+    "ib_cm": "rdma", "rdma_ucm": "rdma",
+    "rpcrdma": "xprtrdma",
+    "sunrpc": "sunrpc", "auth_rpcgss": "sunrpc", "rpcsec_gss_krb5": "sunrpc",
+    "nfs": "nfs", "nfsv3": "nfs", "nfsv4": "nfs", "nfs_acl": "nfs", "lockd": "nfs",
+    "grace": "nfs", "nfs_localio": "nfs",
+    "nfsd": "nfsd",
+    "virtio_net": "net", "net_failover": "net", "failover": "net",
+    "ip6_udp_tunnel": "net", "udp_tunnel": "net", "crc32_pclmul": "net",
+}
+
+
+def text_symbols(system_map):
+    """[(addr, name)] of the text symbols, sorted by address"""
+    syms = []
+    with open(system_map) as f:
+        for line in f:
+            p = line.split()
+            if len(p) >= 3 and p[1] in "tTwW":
+                syms.append((int(p[0], 16), p[2]))
+    syms.sort()
+    return syms
+
+
+def layer_names(build, dirs):
+    """the text symbol names the objects of DIRS define"""
+    names = set()
+    for d in dirs:
+        a = os.path.join(build, d) if d.endswith(".o") else os.path.join(build, d, "built-in.a")
+        if not os.path.exists(a):
+            continue
+        out = subprocess.run(["nm", "--defined-only", a], capture_output=True,
+                             text=True, timeout=120, check=True).stdout
+        for line in out.splitlines():
+            p = line.split()
+            if len(p) == 3 and p[1] in "tTwW":
+                names.add(p[2])
+    return names
+
+
+def layer_map(build):
+    """[(start, end, layer)] for every text symbol of the kernel in BUILD"""
+    syms = text_symbols(os.path.join(build, "System.map"))
+    sets = []
+    for name, dirs in LAYERS:
+        sets.append((name, layer_names(build, dirs)))
+    count = {}
+    for _, n in syms:
+        count[n] = count.get(n, 0) + 1
+    owner = []
+    for a, n in syms:
+        lay = None
+        for name, s in sets:
+            if n in s:
+                lay = name
+                break
+        # a name listed more than once: decided by its neighbours
+        owner.append((lay, count[n] == 1))
+    out = []
+    for i, (a, n) in enumerate(syms):
+        lay, unique = owner[i]
+        if lay and not unique:
+            prev = next((owner[j][0] for j in range(i - 1, -1, -1) if owner[j][1]), None)
+            nxt = next((owner[j][0] for j in range(i + 1, len(syms)) if owner[j][1]), None)
+            if prev != lay or nxt != lay:
+                lay = None
+        if not lay:
+            continue
+        end = syms[i + 1][0] if i + 1 < len(syms) else a + 16
+        if out and out[-1][2] == lay and out[-1][1] == a:
+            out[-1] = (out[-1][0], end, lay)
+        else:
+            out.append((a, end, lay))
+    return out
+
+
+def cmd_layers(build, path):
+    ranges = layer_map(build)
+    with open(path + ".tmp", "w") as f:
+        for s, e, lay in ranges:
+            f.write("%x %x %s\n" % (s, e, lay))
+    os.replace(path + ".tmp", path)
+    size = {}
+    for s, e, lay in ranges:
+        size[lay] = size.get(lay, 0) + e - s
+    print(" ".join("%s=%dK" % (k, v // 1024) for k, v in size.items()))
+
+
+# ---- reading the dumps ----------------------------------------------------
+
+def read_dumps(path, blocks=False):
+    """{mark: dump} of a plugin output file; a dump is a dict of its
+    fields (numbers as int), with "blocks": {addr: insns} since the
+    previous dump when the file has them"""
+    dumps = {}
+    cur = None
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith("dump "):
+                cur = {}
+                for w in line.split()[1:]:
+                    k, _, v = w.partition("=")
+                    cur[k] = int(v) if v.isdigit() else v
+                cur["blocks"] = {}
+                if cur.get("cause") != "exit":
+                    dumps[cur["mark"]] = cur
+            elif line.startswith("b ") and cur is not None and blocks:
+                _, a, n = line.split()
+                cur["blocks"][int(a, 16)] = int(n)
+    return dumps
+
+
+def window(dumps, a, b):
+    """the counts between the dumps of marks a and b: user, kernel,
+    every layer, and the seconds between them"""
+    x, y = dumps[a], dumps[b]
+    w = {"user": y["user"] - x["user"], "kernel": y["kernel"] - x["kernel"],
+         "sec": (y["ns"] - x["ns"]) / 1e9}
+    for k in y:
+        if k.startswith("k."):
+            w[k[2:]] = y[k] - x.get(k, 0)
+    return w
+
+
+
+def window_blocks(dumps, a, b):
+    """{addr: insns} of the kernel blocks between the dumps of marks a
+    and b (the block lines of every dump after a's, up to b's)"""
+    sa, sb = dumps[a]["seq"], dumps[b]["seq"]
+    out = {}
+    for d in dumps.values():
+        if sa < d["seq"] <= sb:
+            for k, n in d["blocks"].items():
+                out[k] = out.get(k, 0) + n
+    return out
+
+
+class Attributor:
+    """kernel block address -> layer and function, for a kernel whose
+    layers the plugin did not count (Debian's: modular): built-in code
+    by System.map and the text symbol names of our build's layers (the
+    same functions: an approximation), module code by the modules' load
+    addresses the guest listed (modules-text.txt: the module whose code
+    starts at or below the address, closest)"""
+
+    def __init__(self, system_map, names, modules_text):
+        self.syms = text_symbols(system_map)
+        self.addrs = [a for a, _ in self.syms]
+        self.names = names
+        self.mods = []
+        if modules_text and os.path.exists(modules_text):
+            with open(modules_text) as f:
+                for line in f:
+                    p = line.split()
+                    if len(p) == 2 and p[1].startswith("0x") and int(p[1], 16):
+                        self.mods.append((int(p[1], 16), p[0]))
+        self.mods.sort()
+        self.maddrs = [a for a, _ in self.mods]
+
+    def module(self, addr):
+        import bisect
+        i = bisect.bisect_right(self.maddrs, addr) - 1
+        # modules live in the module area, above the kernel image
+        if i >= 0 and addr >= 0xffffffffa0000000:
+            return self.mods[i][1]
+        return None
+
+    def layer(self, addr):
+        import bisect
+        m = self.module(addr)
+        if m:
+            return MODULE_LAYER.get(m, "rest")
+        i = bisect.bisect_right(self.addrs, addr) - 1
+        if i < 0:
+            return "rest"
+        n = self.syms[i][1]
+        for name, s in self.names:
+            if n in s:
+                return name
+        return "rest"
+
+    def function(self, addr):
+        import bisect
+        m = self.module(addr)
+        if m:
+            return "[%s]" % m
+        i = bisect.bisect_right(self.addrs, addr) - 1
+        return self.syms[i][1] if i >= 0 else "?"
+
+
+def cmd_cases(args):
+    """one JSON line per window and side of each run folder"""
+    stock_map = None
+    maps = {}
+    top_wl = "randread-4k"
+    while args and args[0].startswith("--"):
+        if args[0] == "--stock-map":
+            stock_map = args[1] or None
+        elif args[0] == "--map":
+            k, _, v = args[1].partition("=")
+            maps[k] = v
+        elif args[0] == "--top-wl":
+            top_wl = args[1]
+        args = args[2:]
+    here = os.path.dirname(os.path.abspath(__file__))
+    for run in args:
+        wins = os.path.join(run, "client", "cost.jsonl")
+        if not os.path.exists(wins):
+            sys.stderr.write("cost.py: %s: no client/cost.jsonl\n" % run)
+            continue
+        windows = [json.loads(l) for l in open(wins) if l.strip()]
+        if not windows:
+            continue
+        kernel = windows[0]["kernel"]
+        for side in ("client", "server"):
+            path = os.path.join(run, side + ".insn")
+            if not os.path.exists(path):
+                sys.stderr.write("cost.py: no %s\n" % path)
+                continue
+            layered = os.path.exists(os.path.join(os.path.dirname(run), "layers-%s.txt" % kernel))
+            dumps = read_dumps(path, blocks=True)
+            attr = None
+            if not layered and stock_map:
+                attr = Attributor(stock_map, layer_sets_of_ours(here, run),
+                                  os.path.join(run, side, "modules-text.txt"))
+            fattr = attr
+            if not fattr and kernel in maps:
+                fattr = Attributor(maps[kernel], [], None)
+            for w in windows:
+                if w["a"] not in dumps or w["b"] not in dumps:
+                    sys.stderr.write("cost.py: %s %s: no dumps for marks %s..%s\n"
+                                     % (run, side, w["a"], w["b"]))
+                    continue
+                c = window(dumps, w["a"], w["b"])
+                if attr:
+                    for k in LAYER_NAMES:
+                        c[k] = 0
+                    for a, n in window_blocks(dumps, w["a"], w["b"]).items():
+                        c[attr.layer(a)] += n
+                rec = dict(w)
+                rec.update({"kind": "cost", "side": side, "run": os.path.basename(run),
+                            "counts": c})
+                print(json.dumps(rec))
+                # where the instructions go: by function, one workload,
+                # NFSv3 (the first version otherwise), every boot
+                if fattr and w["wl"] == top_wl:
+                    funcs = {}
+                    for a, n in window_blocks(dumps, w["a"], w["b"]).items():
+                        fn = fattr.function(a)
+                        funcs[fn] = funcs.get(fn, 0) + n
+                    tot = sum(funcs.values()) or 1
+                    funcs = {k: v for k, v in funcs.items() if v >= tot / 2000}
+                    print(json.dumps({"kind": "top", "kernel": kernel, "boot": w["boot"],
+                                      "side": side, "vers": w["vers"], "wl": w["wl"],
+                                      "rpcs": w["rpcs"] if side == "client" else w["srpcs"],
+                                      "funcs": funcs}))
+
+
+def layer_sets_of_ours(here, run):
+    """our build's layer name sets (for Debian's built-in code)"""
+    top = os.path.abspath(os.path.join(here, "..", "..", "..", ".."))
+    cache = os.environ.get("RFC8797_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "rfc8797")
+    base = os.environ.get("RFC8797_BASE", "mainline")
+    build = os.path.join(cache, base, "build", "main")
+    return [(name, layer_names(build, dirs)) for name, dirs in LAYERS]
+
+
+# ---- the report --------------------------------------------------------------
+
+FIGS = ["user", "kernel"] + LAYER_NAMES
+
+
+def net_counts(cases):
+    """{(kernel, boot, side, vers, wl): {figure: per RPC}, ...}: each
+    window net of the idle rate and of the markers' fixed cost of its
+    boot, divided by its RPCs (the client's from mountstats, the
+    server's from nfsd)"""
+    cal = {}
+    for c in cases:
+        if c["wl"] in ("idle", "fixed"):
+            cal[(c["run"], c["side"], c["wl"])] = c["counts"]
+    out = {}
+    for c in cases:
+        if c["wl"] in ("idle", "fixed"):
+            continue
+        idle = cal.get((c["run"], c["side"], "idle"))
+        fixed = cal.get((c["run"], c["side"], "fixed"))
+        if not idle or not fixed or idle["sec"] <= 0:
+            continue
+        rpcs = c["rpcs"] if c["side"] == "client" else c["srpcs"]
+        if not isinstance(rpcs, int) or rpcs <= 0:
+            continue
+        x = c["counts"]
+        r = {}
+        for f in FIGS:
+            rate = idle.get(f, 0) / idle["sec"]
+            fx = fixed.get(f, 0) - rate * fixed["sec"]
+            r[f] = (x.get(f, 0) - fx - rate * x["sec"]) / rpcs
+        r["total"] = r["user"] + r["kernel"]
+        r["adapter"] = r["total"] - r.get("provider", 0) - r.get("net", 0)
+        r["idle_share"] = sum(idle.get(f, 0) for f in ("user", "kernel")) / idle["sec"] * x["sec"] / \
+            max(1, x["user"] + x["kernel"])
+        r["flag"] = (c.get("retrans") or 0) > 0 or (c.get("rc_hits") or 0) > 0 or \
+            c.get("rc", 0) != 0
+        r["rpcs"] = rpcs
+        out[(c["kernel"], c["boot"], c["side"], c["vers"], c["wl"])] = r
+    return out
+
+
+def spread(vals):
+    vals = [v for v in vals if v is not None]
+    if len(vals) < 2 or min(vals) <= 0:
+        return None
+    return max(vals) / min(vals) - 1
+
+
+def fmt(v, nd=0):
+    if v is None:
+        return "-"
+    if nd:
+        return "%.*f" % (nd, v)
+    return "{:,}".format(int(round(v)))
+
+
+def pct(v):
+    return "-" if v is None else "%.2f%%" % (100 * v)
+
+
+def cmd_report(args):
+    kernels = ["ours", "base", "stock"]
+    seconds = None
+    while args and args[0].startswith("--"):
+        if args[0] == "--kernels":
+            kernels = args[1].split()
+        elif args[0] == "--seconds":
+            seconds = int(args[1])
+        args = args[2:]
+    src, dst = args
+    recs = [json.loads(l) for l in open(src) if l.strip()]
+    cases = [c for c in recs if c.get("kind") == "cost"]
+    tops = [c for c in recs if c.get("kind") == "top"]
+    per = net_counts(cases)
+    kernels = [k for k in kernels if any(key[0] == k for key in per)]
+    cells = sorted({(key[3], key[4]) for key in per},
+                   key=lambda x: (x[0], WL_ORDER.index(x[1]) if x[1] in WL_ORDER else 99))
+    boots = sorted({key[1] for key in per})
+    L = []
+    missed = []
+    L.append("## Instructions per RPC (BENCH=cost)\n")
+    L.append("Guest instructions per RPC counted by the insn-count QEMU plugin "
+             "(one TCG thread per guest), fixed work per workload, net of each "
+             "guest's idle rate and of the markers' own cost; the median over "
+             "%d boot(s) per kernel, and the spread max/min-1 over the boots. "
+             "c = client, s = server; adapter = client+server without the soft "
+             "provider and the packet path under it (net: IP/UDP, the virtio NIC, "
+             "CRC32): what a host with an RDMA adapter would execute, an estimate.\n"
+             % len(boots))
+    if seconds is not None:
+        L.append("Wall time: %d s.\n" % seconds)
+
+    def med(k, side, v, wl, f):
+        xs = [per[(k, b, side, v, wl)][f] for b in boots if (k, b, side, v, wl) in per]
+        return (statistics.median(xs) if xs else None), spread(xs), xs
+
+    def both(k, v, wl, f):
+        xs = []
+        for b in boots:
+            c, s = per.get((k, b, "client", v, wl)), per.get((k, b, "server", v, wl))
+            if c and s:
+                xs.append(c[f] + s[f])
+        return (statistics.median(xs) if xs else None), spread(xs), xs
+
+    worst = 0
+    L.append("| NFS | workload | kernel | c user | c kernel | s user | s kernel | c+s | adapter | "
+             "spread (worst figure) | ours/kernel c+s | ours/kernel adapter | flags |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for v, wl in cells:
+        for k in kernels:
+            row = ["v" + v, wl, k]
+            sp = []
+            for side in ("client", "server"):
+                for f in ("user", "kernel"):
+                    m, s, _ = med(k, side, v, wl, f)
+                    row.append(fmt(m))
+                    if f == "kernel":
+                        sp.append(s)
+            tot, st, _ = both(k, v, wl, "total")
+            ad, sa, _ = both(k, v, wl, "adapter")
+            sp += [st, sa]
+            row += [fmt(tot), fmt(ad)]
+            spv = [x for x in sp if x is not None]
+            w = max(spv) if spv else None
+            if w is not None:
+                worst = max(worst, w)
+            row.append(pct(w))
+            if k != "ours":
+                o, _, _ = both("ours", v, wl, "total")
+                oa, _, _ = both("ours", v, wl, "adapter")
+                row.append(fmt(o / tot, 3) if o and tot else "-")
+                row.append(fmt(oa / ad, 3) if oa and ad else "-")
+            else:
+                row += ["", ""]
+            fl = [b for b in boots for side in ("client", "server")
+                  if per.get((k, b, side, v, wl), {}).get("flag")]
+            row.append("retrans/error in boot %s" % ",".join(map(str, sorted(set(fl)))) if fl else "")
+            L.append("| " + " | ".join(row) + " |")
+    L.append("")
+    L.append("### By layer (kernel instructions per RPC, median over boots; spread in brackets)\n")
+    for v, wl in cells:
+        L.append("**NFSv%s %s**\n" % (v, wl))
+        L.append("| kernel | side | " + " | ".join(LAYER_NAMES) + " |")
+        L.append("|---|---|" + "---|" * len(LAYER_NAMES))
+        for k in kernels:
+            for side in ("client", "server"):
+                row = [k, side]
+                for f in LAYER_NAMES:
+                    m, s, _ = med(k, side, v, wl, f)
+                    row.append("%s (%s)" % (fmt(m), pct(s)) if m is not None else "-")
+                L.append("| " + " | ".join(row) + " |")
+        L.append("")
+    L += top_table(tops, kernels)
+    # targets (issue 36)
+    L.append("### Targets\n")
+    checks = []
+    for v, wl in cells:
+        if "base" not in kernels:
+            break
+        o, _, _ = both("ours", v, wl, "total")
+        b, _, _ = both("base", v, wl, "total")
+        oa, _, _ = both("ours", v, wl, "adapter")
+        ba, _, _ = both("base", v, wl, "adapter")
+        if not (o and b and oa and ba):
+            continue
+        if wl in ("randread-4k", "randwrite-4k"):
+            checks.append(("NFSv%s %s ours/base c+s <= 0.85" % (v, wl), o / b, o / b <= 0.85))
+            checks.append(("NFSv%s %s ours/base adapter <= 0.85" % (v, wl), oa / ba, oa / ba <= 0.85))
+        checks.append(("NFSv%s %s ours/base c+s <= 1.01" % (v, wl), o / b, o / b <= 1.01))
+    checks.append(("every spread <= 2%", worst, worst <= 0.02))
+    for name, val, ok in checks:
+        L.append("- %s: %s %s" % (name, fmt(val, 3) if name[0] != "e" else pct(val),
+                                  "met" if ok else "**MISSED**"))
+        if not ok:
+            missed.append(name)
+    L.append("")
+    with open(dst, "w") as f:
+        f.write("\n".join(L) + "\n")
+    sys.stdout.write("\n".join(L) + "\n")
+    return 1 if missed else 0
+
+
+def top_table(tops, kernels, n=20):
+    """the top N functions of one workload, client and server added,
+    per RPC, ours against the base (kernel instructions, boot 1, no idle
+    subtracted: the window's own blocks)"""
+    if not tops:
+        return []
+    t0 = tops[0]
+    vers = "3" if any(t["vers"] == "3" for t in tops) else t0["vers"]
+    boot = min(t["boot"] for t in tops)
+    per = {}
+    for t in tops:
+        if t["vers"] != vers or t["boot"] != boot or not t["rpcs"]:
+            continue
+        d = per.setdefault(t["kernel"], {})
+        for fn, v in t["funcs"].items():
+            d[fn] = d.get(fn, 0) + v / t["rpcs"]
+    ks = [k for k in kernels if k in per][:2]
+    if not ks:
+        return []
+    a = per[ks[0]]
+    b = per[ks[1]] if len(ks) > 1 else {}
+    names = sorted(set(a) | set(b), key=lambda f: -max(a.get(f, 0), b.get(f, 0)))[:n]
+    L = ["### Where the instructions go: NFSv%s %s, top %d kernel functions "
+         "(client + server, per RPC, boot %d)\n" % (vers, t0["wl"], n, boot)]
+    L.append("| function | " + " | ".join(ks) + " |" + (" %s - %s |" % (ks[0], ks[1]) if len(ks) > 1 else ""))
+    L.append("|---|" + "---|" * (len(ks) + (1 if len(ks) > 1 else 0)))
+    for f in names:
+        row = [f.replace("|", "/")] + [fmt(per[k].get(f, 0)) for k in ks]
+        if len(ks) > 1:
+            row.append(fmt(a.get(f, 0) - b.get(f, 0)))
+        L.append("| " + " | ".join(row) + " |")
+    L.append("")
+    return L
+
+
+WL_ORDER = ["randread-4k", "randwrite-4k", "randread-8k", "randwrite-8k", "read-1m",
+            "write-1m", "meta"]
+
+
+def main():
+    if len(sys.argv) >= 2 and sys.argv[1] == "layers" and len(sys.argv) == 4:
+        cmd_layers(sys.argv[2], sys.argv[3])
+        return 0
+    if len(sys.argv) >= 3 and sys.argv[1] == "cases":
+        cmd_cases(sys.argv[2:])
+        return 0
+    if len(sys.argv) >= 4 and sys.argv[1] == "report":
+        return cmd_report(sys.argv[2:])
+    sys.stderr.write(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

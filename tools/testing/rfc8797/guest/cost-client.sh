@@ -1,0 +1,214 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Client half of make bench BENCH=cost (bench.sh runs it through
+# two-guest.sh --count; the server half is guest/interop-server.sh
+# --still).  Both guests run under the insn-count plugin
+# (bench/insn-plugin): every marker this guest executes (insn-mark)
+# dumps this guest's instruction counts and, through the plugins' FIFO,
+# the server guest's at the same point.
+#
+# Fixed work, not time: each workload is a fio job of NUMBER_IOS I/Os
+# (fio --number_ios, O_DIRECT, libaio at a fixed iodepth, a fixed random
+# seed: the same offsets every boot) on one file the server wrote, after
+# a warm-up run of the same job; metadata is FILES files created,
+# stat'ed, listed, read and removed.  Markers bracket the measured run
+# only: fio's exec_prerun and exec_postrun run insn-mark after fio has
+# started and once its I/O is done.  Before the window the client asks
+# the server for its counters (RPCs from nfsd's statistics) and then
+# waits a second, so that the server is idle when the window opens.
+#
+# Two calibration windows per boot, on both sides:
+#   idle   insn-mark N SEC N+1: what an idle guest executes per second
+#   fixed  sh -c "insn-mark N"; sh -c "insn-mark N+1": what the markers
+#          themselves cost (a shell started, a process ended), as fio's
+#          prerun and postrun do
+# The host (bench/cost.py) subtracts both from each window.
+#
+# One JSON line per window in /results/cost.jsonl:
+#   {"kind":"cost-window","wl":W,"vers":V,"a":MARK,"b":MARK,"rpcs":N,
+#    "srpcs":N,"retrans":N,"rc_hits":N,"ios":N,...}
+#
+#   cost-client.sh --kernel NAME --boot N [--versions "3 4.2"]
+#       [--workloads "WL..."] [--iodepth N] [--files N] [--idle SEC]
+. "$(dirname "$0")/lib.sh"
+ktap_begin cost-client
+kernel=ours boot=1 versions="3 4.2" iodepth=16 files=200 idle=4
+workloads="randread-4k randwrite-4k randread-8k randwrite-8k read-1m write-1m meta"
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) kernel=$2; shift 2 ;;
+	--boot) boot=$2; shift 2 ;;
+	--versions) versions=$2; shift 2 ;;
+	--workloads) workloads=$2; shift 2 ;;
+	--iodepth) iodepth=$2; shift 2 ;;
+	--files) files=$2; shift 2 ;;
+	--idle) idle=$2; shift 2 ;;
+	*) fail cost-args "unknown argument $1"; exit 1 ;;
+	esac
+done
+OUT=/results/cost.jsonl
+MARK=$RFC_CACHE/insn-plugin/insn-mark
+[ -x "$MARK" ] || { fail cost-setup "no $MARK"; exit 1; }
+# the data file: large enough for every workload's I/Os
+DATA_MB=96
+
+# fixed work per workload: "NUMBER_IOS WARMUP_IOS"
+ios_of() {
+	case "$1" in
+	rand*-4k | rand*-8k) echo "2000 200" ;;
+	rand*) echo "1000 100" ;;
+	read-1m | write-1m) echo "64 8" ;;
+	esac
+}
+
+# next_mark: the next free pair of marker numbers, in MA and MB
+next=10
+next_mark() { MA=$next MB=$((next + 1)) next=$((next + 2)); }
+
+# mount_rpcs MNT: "RPCS RETRANS" of MNT: the RPCs the mount sent (the
+# per-operation counts added) and its retransmissions (transmissions
+# beyond one per operation, timeouts included), from /proc/self/mountstats
+mount_rpcs() {
+	awk -v m=" $1 " '
+		/^device / { if (cur) exit; cur = index($0, "mounted on" m) > 0; next }
+		cur && /per-op statistics/ { po = 1; next }
+		cur && po && $1 ~ /:$/ && NF >= 4 { ops += $2; tx += $3 }
+		END { printf "%d %d\n", ops, tx - ops }
+	' /proc/self/mountstats
+}
+
+# server_counts: "RPCS RC_HITS" of the server's nfsd
+server_counts() {
+	local s
+	s=$(server_ask counters) || { echo "na na"; return; }
+	echo "$(field nfsd_rpcs "$s" na) $(field nfsd_rc_hits "$s" na)"
+}
+
+# window WL VERS IOS CMD...: runs CMD, which must execute markers $MA
+# and $MB around the work, between two readings of both sides'
+# counters; writes one JSON line
+window() {
+	local wl=$1 v=$2 ios=$3 c0 c1 s0 s1 rc
+	shift 3
+	c0=$(mount_rpcs "$mnt") s0=$(server_counts)
+	# the server's answer is written; let its listener finish
+	read -r -t 1 -u 8
+	"$@"
+	rc=$?
+	c1=$(mount_rpcs "$mnt") s1=$(server_counts)
+	local -a a b x y
+	read -ra a <<<"$c0"
+	read -ra b <<<"$c1"
+	read -ra x <<<"$s0"
+	read -ra y <<<"$s1"
+	num() { [[ "$1" =~ ^[0-9]+$ && "$2" =~ ^[0-9]+$ ]] && echo $(($2 - $1)) || echo '"na"'; }
+	printf '{"kind":"cost-window","kernel":"%s","boot":%s,"wl":"%s","vers":"%s","a":%s,"b":%s,"rc":%s,"ios":%s,"iodepth":%s,"rpcs":%s,"retrans":%s,"srpcs":%s,"rc_hits":%s}\n' \
+		"$kernel" "$boot" "$wl" "$v" "$MA" "$MB" "$rc" "$ios" "$iodepth" \
+		"$(num "${a[0]}" "${b[0]}")" "$(num "${a[1]}" "${b[1]}")" \
+		"$(num "${x[0]}" "${y[0]}")" "$(num "${x[1]}" "${y[1]}")" >>$OUT
+	return $rc
+}
+
+# fio_job DIR WL NUMBER_IOS [PRERUN POSTRUN]: the workload's fio job
+fio_job() {
+	local bs=${2#*-} rw=${2%-*} extra=()
+	[ $# -lt 5 ] || extra=(--exec_prerun="$4" --exec_postrun="$5")
+	timeout -k 10 600 fio --name="$2" --filename="$1/data" --rw="$rw" --bs="$bs" \
+		--size=${DATA_MB}m --number_ios="$3" --ioengine=libaio --iodepth="$iodepth" \
+		--direct=1 --randrepeat=1 --randseed=8797 --norandommap \
+		--output-format=json --output=/tmp/fio.json "${extra[@]}" >/dev/null 2>&1 &&
+		python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+n = j["read"]["total_ios"] + j["write"]["total_ios"]
+sys.exit(0 if n == int(sys.argv[2]) and not j.get("error") else 1)' /tmp/fio.json "$3"
+}
+
+# run_meta DIR [MARK_A MARK_B]: FILES files created, stat'ed, listed,
+# read back and removed, markers around it (python started already)
+run_meta() {
+	timeout 600 python3 - "$1/meta" "$files" "$MARK" "${2:-}" "${3:-}" <<'EOF'
+import os, subprocess, sys
+d, n, mark, a, b = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+os.makedirs(d, exist_ok=True)
+names = ["f%05d" % i for i in range(n)]
+if a:
+    subprocess.run([mark, a], check=True)
+for x in names:
+    with open(os.path.join(d, x), "w") as f:
+        f.write(x * 7)
+for x in names:
+    os.stat(os.path.join(d, x))
+if sorted(os.listdir(d)) != names:
+    sys.exit("readdir does not list the files created")
+for x in names:
+    with open(os.path.join(d, x)) as f:
+        if f.read() != x * 7:
+            sys.exit("%s reads back wrong" % x)
+for x in names:
+    os.unlink(os.path.join(d, x))
+if b:
+    subprocess.run([mark, b], check=True)
+EOF
+}
+
+marks_fixed() { sh -c "$MARK $MA" && sh -c "$MARK $MB"; }
+marks_idle() { "$MARK" "$MA" "$idle" "$MB"; }
+
+modprobe rpcrdma 2>/dev/null
+echo "client kernel: $(uname -r)"
+# module load addresses (Debian's kernel: the layers are modules)
+echo 0 >/proc/sys/kernel/kptr_restrict 2>/dev/null
+nic=$(nic_up) || { fail cost-setup "no NIC"; exit 1; }
+setup_rdma rxe "$nic" 192.0.2.2/24 || { fail cost-setup "rdma link add failed"; exit 1; }
+wait_server
+# a FIFO nobody writes: "read -t" waits without starting a process
+mkfifo /tmp/still && exec 8<>/tmp/still
+mnt=/mnt/cost
+first=1
+for v in $versions; do
+	t=cost-$kernel-nfs$v
+	mount_nfs "$v" "$mnt" || { fail "$t-mount" "mount failed"; continue; }
+	if [ "$first" = 1 ]; then
+		# the file every fio workload reads or overwrites, written
+		# by the server at memory speed (interop-server.sh "prep")
+		[ "$(server_ask "prep cost/data ${DATA_MB}m")" = "prep ok" ] ||
+			{ fail "$t-prep" "the server did not write the data file"; exit 1; }
+		echo 2 >/proc/sys/vm/drop_caches
+		# the calibration windows, once a boot, with the mount up
+		next_mark
+		window fixed - 0 marks_fixed || fail "$t-fixed" "the markers failed"
+		next_mark
+		window idle - 0 marks_idle || fail "$t-idle" "the idle window failed"
+		first=0
+	fi
+	for wl in $workloads; do
+		case "$wl" in
+		meta)
+			run_meta "$mnt/cost" >/dev/null || { fail "$t-$wl" "warm-up failed"; continue; }
+			next_mark
+			if window "$wl" "$v" "$files" run_meta "$mnt/cost" "$MA" "$MB"; then
+				pass "$t-$wl"
+			else
+				fail "$t-$wl" "the metadata run failed"
+			fi ;;
+		*)
+			read -r n w <<<"$(ios_of "$wl")"
+			[ -n "$n" ] || { fail "$t-$wl" "no such workload"; continue; }
+			fio_job "$mnt/cost" "$wl" "$w" || { fail "$t-$wl" "warm-up failed"; continue; }
+			next_mark
+			if window "$wl" "$v" "$n" fio_job "$mnt/cost" "$wl" "$n" "$MARK $MA" "$MARK $MB"; then
+				pass "$t-$wl"
+			else
+				fail "$t-$wl" "fio failed: $(head -c 300 /tmp/fio.json 2>/dev/null | tr '\n' ' ')"
+			fi ;;
+		esac
+	done
+	umount_nfs "$mnt"
+done
+# where the modules of a modular kernel were (Debian's): name, .text
+for m in /sys/module/*/sections/.text; do
+	[ -r "$m" ] && echo "$(basename "$(dirname "$(dirname "$m")")") $(cat "$m")"
+done >/results/modules-text.txt 2>/dev/null
+mount_nfs 3 /mnt/done && { touch "/mnt/done/DONE"; umount_nfs /mnt/done; }
+check_dmesg "cost-$kernel-client-dmesg-clean"
+ktap_finished
