@@ -34,7 +34,9 @@
 #                   e.g. "out=FILE,layers=FILE,fifo=PATH" (see
 #                   insn-count.c), and runs every vCPU on one thread
 #                   (-accel tcg,thread=single): the same work then
-#                   executes the same instructions, boot after boot
+#                   executes the same instructions, boot after boot;
+#                   the kernel boots with nokaslr, so that its
+#                   System.map holds (Debian's kernel randomizes)
 #
 # The guest mounts the host's / (trixie: the trixie root) read-only over
 # virtio-9p with a tmpfs overlay on top, so every host tool is there and nothing on the host
@@ -149,6 +151,7 @@ trixie)
 	;;
 esac
 cmdline="$cmdline $append"
+[ -z "$count" ] || cmdline="$cmdline nokaslr"
 
 netargs=(-nic none)
 if [ -n "$net" ]; then

@@ -81,6 +81,11 @@
 #    of the host.  quick: ours and the base, NFSv3, 4 KiB random reads
 #    and writes and 1 MiB reads; full and cost: every kernel, both NFS
 #    versions, the seven workloads.  BENCH_BOOTS overrides the boots.
+#    Every I/O at depth 1 (BENCH_IODEPTH): at depth 16 how many requests
+#    one wake-up, one interrupt or one poll serves depends on the two
+#    guests' relative speed, that is on the host's load; the scheduler's
+#    and the packet path's instructions per RPC then moved by up to 50%
+#    and the server's total by 8% between two boots.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 resolve_base || exit 1	# once, for every guest this run starts
@@ -138,6 +143,8 @@ quick | full | cost) ;;
 *) [ -z "$chosen" ] || die "BENCH_WORKLOADS, BENCH_VERSIONS, BENCH_RUNTIME, BENCH_KERNELS, BENCH_BASE: BENCH=quick, full or cost only" ;;
 esac
 [[ "$boots" =~ ^[0-9]+$ ]] || die "BENCH_BOOTS=$BENCH_BOOTS: a number of boots"
+iodepth=${BENCH_IODEPTH:-1}
+[[ "$iodepth" =~ ^[1-9][0-9]*$ ]] || die "BENCH_IODEPTH=$BENCH_IODEPTH: a depth of 1 or more"
 # base_part: BENCH_BASE, 0 for the base without the series
 base_part=${BENCH_BASE:-0}
 [[ "$base_part" =~ ^[0-9]+$ ]] || die "BENCH_BASE=$BENCH_BASE: a number of patches"
@@ -230,6 +237,7 @@ if [ "$mode" != link ]; then
 fi
 out=$CACHE/bench/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
+cost_maps=()
 if [ "$boots" != 0 ] && [ -n "$cost_kernels" ]; then
 	# the plugin, and each kernel's layers (from its System.map and
 	# objects; Debian's stock kernel's come from its modules, in cost.py)
@@ -243,6 +251,7 @@ if [ "$boots" != 0 ] && [ -n "$cost_kernels" ]; then
 		esac
 		/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" layers "$kb" "$out/layers-$k.txt" >/dev/null ||
 			die "no layers for $k from $kb"
+		cost_maps+=(--map "$k=$kb/System.map")
 	done
 fi
 msg "make bench ($mode): $out"
@@ -337,7 +346,7 @@ for ((b = 1; b <= boots; b++)); do
 		lf=$out/layers-$k.txt
 		[ -f "$lf" ] || lf=""
 		RUN_KIND=cost RUN_LAYERS=$lf run "cost$b-$k" "$gk" "$gk" --kernel "$k" --boot "$b" \
-			--versions "$cost_versions" --workloads "$cost_workloads"
+			--versions "$cost_versions" --workloads "$cost_workloads" --iodepth "$iodepth"
 	done
 done
 # only the runs that completed (a retried pair's crashed run is renamed)
@@ -347,7 +356,7 @@ cost_report() {
 	local stock_map=""
 	[ -z "$(ls -d "$out"/cost*-* 2>/dev/null)" ] && return 0
 	[[ " $cost_kernels " != *" stock "* ]] || stock_map=$STOCK_DIR/boot/System.map-$STOCK_KREL
-	/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" cases --stock-map "$stock_map" "$out"/cost*-* \
+	/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" cases --stock-map "$stock_map" "${cost_maps[@]}" "$out"/cost[0-9]*-*/ \
 		>"$out/cost.jsonl" &&
 		/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" report --kernels "$cost_kernels" \
 			--seconds $((SECONDS - start)) "$out/cost.jsonl" "$out/cost.md"

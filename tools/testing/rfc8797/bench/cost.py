@@ -202,6 +202,13 @@ class Attributor:
     def __init__(self, system_map, names, modules_text):
         self.syms = text_symbols(system_map)
         self.addrs = [a for a, _ in self.syms]
+        # the end of the kernel image: modules lie above it
+        self.end = 0
+        with open(system_map) as f:
+            for line in f:
+                p = line.split()
+                if len(p) >= 3 and p[2] == "_end":
+                    self.end = int(p[0], 16)
         self.names = names
         self.mods = []
         if modules_text and os.path.exists(modules_text):
@@ -217,7 +224,7 @@ class Attributor:
         import bisect
         i = bisect.bisect_right(self.maddrs, addr) - 1
         # modules live in the module area, above the kernel image
-        if i >= 0 and addr >= 0xffffffffa0000000:
+        if i >= 0 and self.end and addr >= self.end:
             return self.mods[i][1]
         return None
 
@@ -260,6 +267,7 @@ def cmd_cases(args):
         args = args[2:]
     here = os.path.dirname(os.path.abspath(__file__))
     for run in args:
+        run = os.path.normpath(run)
         wins = os.path.join(run, "client", "cost.jsonl")
         if not os.path.exists(wins):
             sys.stderr.write("cost.py: %s: no client/cost.jsonl\n" % run)
@@ -412,6 +420,9 @@ def cmd_report(args):
              "provider and the packet path under it (net: IP/UDP, the virtio NIC, "
              "CRC32): what a host with an RDMA adapter would execute, an estimate.\n"
              % len(boots))
+    depths = sorted({c.get("iodepth") for c in cases if c["wl"] not in ("idle", "fixed")})
+    L.append("fio iodepth: %s.  Runs with retransmissions or an error are flagged.\n"
+             % ", ".join(map(str, depths)))
     if seconds is not None:
         L.append("Wall time: %d s.\n" % seconds)
 
