@@ -1,0 +1,88 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bench/cost.py on made-up plugin dumps whose numbers are known (host
+# only, a second): a window's counts net of the idle rate and of the
+# markers' cost, per RPC; the spread over boots; the ours/base targets
+# met and missed; a modular kernel's blocks attributed by module load
+# address.  Prints KTAP on stdout.
+set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ktap_print_header
+ktap_set_plan 5
+
+# run KERNEL BOOT KERNEL_PER_RPC: a run folder with both guests' dumps:
+# fixed window 0.1 s of 20000 kernel instructions (100 of them idle),
+# idle window 2 s of 2000 (1000/s), a randread-4k window of 4 s and
+# 1000 RPCs, KERNEL_PER_RPC each: 4000 idle and 19900 marker on top
+run() {
+	local d=$tmp/$1/cost$2-$1
+	mkdir -p "$d/client"
+	/usr/bin/python3 - "$d" "$1" "$2" "$3" <<'PY'
+import json, os, sys
+d, k, b, per = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+wins = [("fixed", 10, 11, 0.1, 20000, 0), ("idle", 12, 13, 2.0, 2000, 0),
+        ("randread-4k", 14, 15, 4.0, 4000 + 19900 + per * 1000, 1000)]
+with open(os.path.join(d, "client", "cost.jsonl"), "w") as f:
+    for wl, a, bb, _, _, rpcs in wins:
+        f.write(json.dumps({"kind": "cost-window", "kernel": k, "boot": b, "wl": wl,
+                            "vers": "3", "a": a, "b": bb, "rc": 0, "ios": rpcs,
+                            "iodepth": 1, "rpcs": rpcs, "retrans": 0, "srpcs": rpcs,
+                            "rc_hits": 0}) + "\n")
+for side in ("client", "server"):
+    with open(os.path.join(d, side + ".insn"), "w") as f:
+        ns, kern, seq = 10**9, 10**6, 0
+        for wl, a, bb, sec, n, _ in wins:
+            for m, add, dt in ((a, 0, 1.0), (bb, n, sec)):
+                seq += 1
+                ns += int(dt * 1e9)
+                kern += add
+                f.write("dump seq=%d mark=%d cause=marker ns=%d vcpus=1 user=0 kernel=%d "
+                        "k.provider=%d k.rest=%d cpu0=%d\n"
+                        % (seq, m, ns, kern, kern // 4, kern - kern // 4, kern))
+PY
+	: >"$tmp/$1/layers-$1.txt"
+}
+run ours 1 60000
+run ours 2 61000
+run base 1 80000
+run base 2 80000
+cp -r "$tmp"/ours/* "$tmp/base/"
+/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" cases "$tmp"/base/cost*/ >"$tmp/cost.jsonl" 2>"$tmp/err"
+/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" report --kernels "ours base" "$tmp/cost.jsonl" \
+	"$tmp/cost.md" >/dev/null
+rc=$?
+row() { grep -F "| v3 | randread-4k | $1 |" "$tmp/cost.md"; }
+# is NAME DETAIL CMD...: one result, DETAIL the reason of a failure
+is() {
+	local name=$1 detail=$2
+	shift 2
+	if "$@"; then ktap_test_pass "$name"; else ktap_test_fail "$name" "$detail"; fi
+}
+# ours: 60000 and 61000 per RPC on each side: client and server medians
+# 60500, sum 121000, spread 61/60-1 = 1.67%; base 80000: 121/160 = 0.756
+is "the idle rate and the markers' cost are subtracted, per RPC" "$(row ours)" \
+	grep -qF "| ours | 0 | 60,500 | 0 | 60,500 | 121,000 |" "$tmp/cost.md"
+is "spread is max/min-1 over boots" "$(row ours)" grep -qF "| 1.67% |" <(row ours)
+is "ours/base of the sum and of the adapter estimate" "$(row base)" grep -qF "| 0.756 | 0.756 |" <(row base)
+is "a 4 KiB target met, report exits 0" "rc $rc: $(grep -i target -A3 "$tmp/cost.md" | tr '\n' ' ')" \
+	test "$rc" = 0 -a -n "$(grep -F "randread-4k ours/base c+s <= 0.85: 0.756 met" "$tmp/cost.md")"
+/usr/bin/python3 - "$RFC_HARNESS/bench" "$tmp" <<'PY'
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import cost
+t = sys.argv[2]
+with open(os.path.join(t, "map"), "w") as f:
+    f.write("ffffffff81000000 T _text\nffffffff81001000 T foo\nffffffff82000000 B _end\n")
+with open(os.path.join(t, "mods"), "w") as f:
+    f.write("rdma_rxe 0xffffffffc0100000\nnfsd 0xffffffffc0200000\n")
+a = cost.Attributor(os.path.join(t, "map"), [("nfs", {"foo"})], os.path.join(t, "mods"))
+ok = (a.layer(0xffffffffc0100010) == "provider" and a.layer(0xffffffffc0200010) == "nfsd"
+      and a.layer(0xffffffff81001010) == "nfs" and a.layer(0xffffffff81000010) == "rest"
+      and a.function(0xffffffffc0100010) == "[rdma_rxe]")
+sys.exit(0 if ok else 1)
+PY
+is "a modular kernel's blocks by module load address and built-in symbol" "wrong layer" test $? = 0
+ktap_print_totals
+ktap_ok
