@@ -358,7 +358,7 @@ cost_report() {
 	[[ " $cost_kernels " != *" stock "* ]] || stock_map=$STOCK_DIR/boot/System.map-$STOCK_KREL
 	/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" cases --stock-map "$stock_map" "${cost_maps[@]}" "$out"/cost[0-9]*-*/ \
 		>"$out/cost.jsonl" &&
-		/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" report --kernels "$cost_kernels" \
+		/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" report --kernels "$cost_kernels" --base "$RFC_BASE" \
 			--seconds $((SECONDS - start)) "$out/cost.jsonl" "$out/cost.md"
 }
 if [ "$mode" = cost ]; then

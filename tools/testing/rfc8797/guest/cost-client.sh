@@ -55,9 +55,9 @@ DATA_MB=96
 # fixed work per workload: "NUMBER_IOS WARMUP_IOS"
 ios_of() {
 	case "$1" in
-	rand*-4k | rand*-8k) echo "2000 200" ;;
+	rand*-4k | rand*-8k) echo "2000 100" ;;
 	rand*) echo "1000 100" ;;
-	read-1m | write-1m) echo "64 8" ;;
+	read-1m | write-1m) echo "64 4" ;;
 	esac
 }
 
@@ -80,7 +80,7 @@ mount_rpcs() {
 # server_counts: "RPCS RC_HITS" of the server's nfsd
 server_counts() {
 	local s
-	s=$(server_ask counters) || { echo "na na"; return; }
+	s=$(server_ask nfsd-counts) || { echo "na na"; return; }
 	echo "$(field nfsd_rpcs "$s" na) $(field nfsd_rc_hits "$s" na)"
 }
 
@@ -210,5 +210,7 @@ for m in /sys/module/*/sections/.text; do
 	[ -r "$m" ] && echo "$(basename "$(dirname "$(dirname "$m")")") $(cat "$m")"
 done >/results/modules-text.txt 2>/dev/null
 mount_nfs 3 /mnt/done && { touch "/mnt/done/DONE"; umount_nfs /mnt/done; }
+# the server waits on a FIFO (interop-server.sh --still): wake it
+server_ask wake >/dev/null
 check_dmesg "cost-$kernel-client-dmesg-clean"
 ktap_finished

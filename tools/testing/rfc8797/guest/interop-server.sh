@@ -45,6 +45,8 @@
 #                      every 4 KiB carries its checksum and offset
 #                      (--verify_interval=4k), written here at memory
 #                      speed unless it exists: "prep ok" or "prep failed"
+#   nfsd-counts        "nfsd-counts nfsd_rpcs=N nfsd_rc_hits=N" alone
+#   wake               with --still: look for DONE now ("wake ok")
 #   perftest TOOL PORT ARGS...
 #                      the server side of one perftest run (TOOL one of
 #                      ib_send_lat, ib_send_bw, ib_read_bw, ib_write_bw;
@@ -58,7 +60,8 @@
 #   interop-server.sh [--no-private-data] [--no-trace] [--still] [--wait SEC] [--transport rxe|siw]
 #
 # --still: wait for the client without starting a process (no cat, no
-# sleep: a fork-free read with a time limit, every 2 s) and without
+# sleep: a fork-free read of a FIFO, with a time limit of 30 s, which
+# the request "wake" ends at once) and without
 # keeping server-view.txt, so that an idle server executes nothing but
 # its timer ticks: make bench BENCH=cost counts its instructions; it
 # also lists where each module's code was, /results/modules-text.txt
@@ -104,6 +107,15 @@ request() {
 	counters)
 		. "$(dirname "$0")/lib.sh"
 		counters
+		return ;;
+	nfsd-counts)
+		# make bench BENCH=cost: nfsd's counts alone, quickly
+		echo "nfsd-counts $(nfsd_counts)"
+		return ;;
+	wake)
+		# --still: the waiting server looks for DONE now
+		[ -p /tmp/still ] && echo wake >/tmp/still
+		echo "wake ok"
 		return ;;
 	"prep "*)
 		. "$(dirname "$0")/lib.sh"
@@ -305,7 +317,7 @@ if [ "$still" = 1 ]; then
 	# a FIFO nobody writes: read -t waits without a process
 	mkfifo /tmp/still && exec 8<>/tmp/still
 	# shellcheck disable=SC2317 # run by slowwait
-	still_done() { [ -e "$EXPORT/DONE" ] || { read -r -t 2 -u 8; false; }; }
+	still_done() { [ -e "$EXPORT/DONE" ] || { read -r -t 30 -u 8; false; }; }
 	loopy_wait : $((wait_s * 1000)) still_done
 else
 	SLOWWAIT_INTERVAL=0.5 slowwait "$wait_s" client_done
