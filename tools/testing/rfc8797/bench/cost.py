@@ -66,14 +66,17 @@ MODULE_LAYER = {
 }
 
 
-def text_symbols(system_map):
-    """[(addr, name)] of the text symbols, sorted by address"""
+def text_symbols(system_map, with_module=False):
+    """[(addr, name)] of the text symbols of a System.map or of a
+    /proc/kallsyms, sorted by address; with_module: (addr, name,
+    module or None)"""
     syms = []
     with open(system_map) as f:
         for line in f:
             p = line.split()
             if len(p) >= 3 and p[1] in "tTwW":
-                syms.append((int(p[0], 16), p[2]))
+                mod = p[3].strip("[]") if len(p) >= 4 else None
+                syms.append((int(p[0], 16), p[2], mod) if with_module else (int(p[0], 16), p[2]))
     syms.sort()
     return syms
 
@@ -193,22 +196,27 @@ def window_blocks(dumps, a, b):
 
 class Attributor:
     """kernel block address -> layer and function, for a kernel whose
-    layers the plugin did not count (Debian's: modular): built-in code
-    by System.map and the text symbol names of our build's layers (the
-    same functions: an approximation), module code by the modules' load
-    addresses the guest listed (modules-text.txt: the module whose code
-    starts at or below the address, closest)"""
+    layers the plugin did not count (Debian's: modular): by the guest's
+    own /proc/kallsyms (kallsyms.txt: Debian's System.map is a
+    placeholder), module code by the module kallsyms names, built-in
+    code by the text symbol names of our build's layers (the same
+    functions: an approximation); without kallsyms, by a System.map and
+    the modules' load addresses the guest listed (modules-text.txt: the
+    module whose code starts at or below the address, closest)"""
 
     def __init__(self, system_map, names, modules_text):
-        self.syms = text_symbols(system_map)
+        ks = text_symbols(system_map, with_module=True)
+        self.syms = [(a, n) for a, n, _ in ks]
+        self.symmod = [m for _, _, m in ks]
         self.addrs = [a for a, _ in self.syms]
-        # the end of the kernel image: modules lie above it
+        # the end of the kernel image (its last symbol; Debian's
+        # System.map has no _end): modules lie above it
         self.end = 0
         with open(system_map) as f:
             for line in f:
                 p = line.split()
-                if len(p) >= 3 and p[2] == "_end":
-                    self.end = int(p[0], 16)
+                if len(p) >= 3:
+                    self.end = max(self.end, int(p[0], 16))
         self.names = names
         self.mods = []
         if modules_text and os.path.exists(modules_text):
@@ -236,6 +244,8 @@ class Attributor:
         i = bisect.bisect_right(self.addrs, addr) - 1
         if i < 0:
             return "rest"
+        if self.symmod[i]:
+            return MODULE_LAYER.get(self.symmod[i], "rest")
         n = self.syms[i][1]
         for name, s in self.names:
             if n in s:
@@ -248,7 +258,9 @@ class Attributor:
         if m:
             return "[%s]" % m
         i = bisect.bisect_right(self.addrs, addr) - 1
-        return self.syms[i][1] if i >= 0 else "?"
+        if i < 0:
+            return "?"
+        return self.syms[i][1] + (" [%s]" % self.symmod[i] if self.symmod[i] else "")
 
 
 def cmd_cases(args):
@@ -284,8 +296,10 @@ def cmd_cases(args):
             layered = os.path.exists(os.path.join(os.path.dirname(run), "layers-%s.txt" % kernel))
             dumps = read_dumps(path, blocks=True)
             attr = None
-            if not layered and stock_map:
-                attr = Attributor(stock_map, layer_sets_of_ours(here, run),
+            ksyms = os.path.join(run, side, "kallsyms.txt")
+            if not layered and (stock_map or os.path.exists(ksyms)):
+                attr = Attributor(ksyms if os.path.exists(ksyms) else stock_map,
+                                  layer_sets_of_ours(here, run),
                                   os.path.join(run, side, "modules-text.txt"))
             fattr = attr
             if not fattr and kernel in maps:

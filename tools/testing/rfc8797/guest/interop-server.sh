@@ -65,7 +65,8 @@
 # keeping server-view.txt, so that an idle server executes nothing but
 # its timer ticks: make bench BENCH=cost counts its instructions; it
 # also lists where each module's code was, /results/modules-text.txt
-# ("NAME ADDRESS" of /sys/module/NAME/sections/.text), by which the
+# ("NAME ADDRESS" of /sys/module/NAME/sections/.text) and its text
+# symbols (/results/kallsyms.txt, a modular kernel's only), by which the
 # host attributes a modular kernel's (Debian's) instructions to layers
 #   interop-server.sh --request LINE   (run by the listener)
 SYS=/proc/sys/sunrpc/svc_rdma
@@ -330,6 +331,7 @@ if [ "$still" = 1 ]; then
 	for m in /sys/module/*/sections/.text; do
 		[ -r "$m" ] && echo "$(basename "$(dirname "$(dirname "$m")")") $(cat "$m")"
 	done >/results/modules-text.txt 2>/dev/null
+	[ ! -s /proc/modules ] || grep -E '^[0-9a-f]+ [tTwW] ' /proc/kallsyms >/results/kallsyms.txt
 fi
 echo "== server view (last seen while connected)"
 cat /results/server-view.txt 2>/dev/null || echo "no $CONNS (stock kernel)"
