@@ -302,6 +302,9 @@ def cmd_cases(args):
                                   layer_sets_of_ours(here, run),
                                   os.path.join(run, side, "modules-text.txt"))
             fattr = attr
+            ranges = None
+            if layered:
+                ranges = read_ranges(os.path.join(os.path.dirname(run), "layers-%s.txt" % kernel))
             if not fattr and kernel in maps:
                 fattr = Attributor(maps[kernel], [], None)
             for w in windows:
@@ -322,16 +325,39 @@ def cmd_cases(args):
                 # where the instructions go: by function, one workload,
                 # NFSv3 (the first version otherwise), every boot
                 if fattr and w["wl"] == top_wl:
-                    funcs = {}
+                    funcs, flayer = {}, {}
                     for a, n in window_blocks(dumps, w["a"], w["b"]).items():
                         fn = fattr.function(a)
                         funcs[fn] = funcs.get(fn, 0) + n
+                        if fn not in flayer:
+                            flayer[fn] = layer_at(ranges, a) if ranges else fattr.layer(a)
                     tot = sum(funcs.values()) or 1
-                    funcs = {k: v for k, v in funcs.items() if v >= tot / 2000}
+                    funcs = {k: v for k, v in funcs.items() if v >= tot / 20000}
                     print(json.dumps({"kind": "top", "kernel": kernel, "boot": w["boot"],
                                       "side": side, "vers": w["vers"], "wl": w["wl"],
                                       "rpcs": w["rpcs"] if side == "client" else w["srpcs"],
-                                      "funcs": funcs}))
+                                      "funcs": funcs,
+                                      "layers": {k: flayer[k] for k in funcs}}))
+
+
+def read_ranges(path):
+    """the sorted (start, end, layer) of a layers file"""
+    out = []
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if len(p) == 3:
+                out.append((int(p[0], 16), int(p[1], 16), p[2]))
+    out.sort()
+    return out
+
+
+def layer_at(ranges, addr):
+    import bisect
+    i = bisect.bisect_right(ranges, (addr, float("inf"), "")) - 1
+    if i >= 0 and addr < ranges[i][1]:
+        return ranges[i][2]
+    return "rest"
 
 
 def layer_sets_of_ours(here, run):
@@ -567,7 +593,12 @@ def cmd_report(args):
 def top_table(tops, kernels, n=20):
     """the top N functions of one workload, client and server added,
     per RPC, ours against the base (kernel instructions, boot 1, no idle
-    subtracted: the window's own blocks)"""
+    subtracted: the window's own blocks): of the whole kernel, and of
+    the RPC stack's layers alone"""
+    return top_of(tops, kernels, n, None) + top_of(tops, kernels, n, STACK)
+
+
+def top_of(tops, kernels, n, only):
     if not tops:
         return []
     t0 = tops[0]
@@ -579,6 +610,8 @@ def top_table(tops, kernels, n=20):
             continue
         d = per.setdefault(t["kernel"], {})
         for fn, v in t["funcs"].items():
+            if only and t.get("layers", {}).get(fn) not in only:
+                continue
             d[fn] = d.get(fn, 0) + v / t["rpcs"]
     ks = [k for k in kernels if k in per][:2]
     if not ks:
@@ -586,8 +619,9 @@ def top_table(tops, kernels, n=20):
     a = per[ks[0]]
     b = per[ks[1]] if len(ks) > 1 else {}
     names = sorted(set(a) | set(b), key=lambda f: -max(a.get(f, 0), b.get(f, 0)))[:n]
-    L = ["### Where the instructions go: NFSv%s %s, top %d kernel functions "
-         "(client + server, per RPC, boot %d)\n" % (vers, t0["wl"], n, boot)]
+    L = ["### Where the instructions go: NFSv%s %s, top %d kernel functions%s "
+         "(client + server, per RPC, boot %d)\n"
+         % (vers, t0["wl"], n, " of the RPC stack (%s)" % ", ".join(only) if only else "", boot)]
     L.append("| function | " + " | ".join(ks) + " |" + (" %s - %s |" % (ks[0], ks[1]) if len(ks) > 1 else ""))
     L.append("|---|" + "---|" * (len(ks) + (1 if len(ks) > 1 else 0)))
     for f in names:
