@@ -37,6 +37,10 @@
 #                   executes the same instructions, boot after boot;
 #                   the kernel boots with nokaslr, so that its
 #                   System.map holds (Debian's kernel randomizes)
+#   --icount        with --count: the guest's clock follows the
+#                   instructions it executes (-icount shift=0,sleep=on),
+#                   not the host's time, so that timer interrupts fall
+#                   at the same instructions whatever the host's load
 #
 # The guest mounts the host's / (trixie: the trixie root) read-only over
 # virtio-9p with a tmpfs overlay on top, so every host tool is there and nothing on the host
@@ -47,7 +51,7 @@ set -euo pipefail
 resolve_base || exit 1
 
 kernel=${RFC8797_KERNEL:-ours} timeout_s=600 mem=2048 cpus=2 append="" net="" mac="" dump="" name=guest
-results="" quiet=0 shell=0 rootdir=/ count=""
+results="" quiet=0 shell=0 rootdir=/ count="" icount=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -62,6 +66,7 @@ while [ $# -gt 0 ]; do
 	--name) name=$2; shift 2 ;;
 	--quiet) quiet=1; shift ;;
 	--count) count=$2; shift 2 ;;
+	--icount) icount=1; shift ;;
 	--shell) shell=1; shift ;;
 	--) shift; break ;;
 	-*) die "unknown option $1" ;;
@@ -173,6 +178,9 @@ if [ -n "$count" ]; then
 	so=$CACHE_ROOT/insn-plugin/insn-count.so
 	[ -f "$so" ] || die "no $so: run tools/testing/rfc8797/bench/insn-plugin/build.sh"
 	accel=tcg,thread=single plugin=(-plugin "$so,$count")
+	[ "$icount" = 0 ] || plugin+=(-icount shift=0,sleep=on)
+elif [ "$icount" = 1 ]; then
+	die "--icount needs --count"
 fi
 qemu=(qemu-system-x86_64 -machine q35 -accel "$accel" "${plugin[@]}" -cpu max
 	-m "$mem" -smp "$cpus" -no-reboot -nographic -kernel "$image" "${initrd[@]}"

@@ -81,6 +81,13 @@
 #    of the host.  quick: ours and the base, NFSv3, 4 KiB random reads
 #    and writes and 1 MiB reads; full and cost: every kernel, both NFS
 #    versions, the seven workloads.  BENCH_BOOTS overrides the boots.
+#    Two topologies per boot (BENCH_COST_TOPOLOGY): "pair", the two
+#    guests above, client and server apart, whose scheduler and packet
+#    path vary with the guests' relative speed (the RPC stack's own
+#    layers repeat within 2%), and "loop", one guest that is client and
+#    server over rxe on a local route, in one QEMU thread with
+#    instruction-driven time (guest.sh --icount): its totals repeat
+#    within tenths of a percent.
 #    Every I/O at depth 1 (BENCH_IODEPTH): at depth 16 how many requests
 #    one wake-up, one interrupt or one poll serves depends on the two
 #    guests' relative speed, that is on the host's load; the scheduler's
@@ -144,6 +151,10 @@ quick | full | cost) ;;
 esac
 [[ "$boots" =~ ^[0-9]+$ ]] || die "BENCH_BOOTS=$BENCH_BOOTS: a number of boots"
 iodepth=${BENCH_IODEPTH:-1}
+topologies=${BENCH_COST_TOPOLOGY:-loop pair}
+for t in $topologies; do
+	case "$t" in loop | pair) ;; *) die "BENCH_COST_TOPOLOGY=$BENCH_COST_TOPOLOGY: loop, pair" ;; esac
+done
 [[ "$iodepth" =~ ^[1-9][0-9]*$ ]] || die "BENCH_IODEPTH=$BENCH_IODEPTH: a depth of 1 or more"
 # base_part: BENCH_BASE, 0 for the base without the series
 base_part=${BENCH_BASE:-0}
@@ -340,13 +351,34 @@ for ((i = 1; i <= rounds; i++)); do
 done
 # The cost: BOOTS boots of each kernel, in turn (a drift of the machine
 # changes no count, but a boot of each kernel stays next to the others)
+# run_loop NAME KERNEL GUEST_KERNEL LAYERS BOOT: one loop boot
+run_loop() {
+	local dir=$out/$1 lay=""
+	[ -z "$4" ] || lay=",layers=$4"
+	mkdir -p "$dir"
+	msg "$1"
+	"$RFC_HARNESS/guest.sh" --quiet --kernel "$3" --name cost --results "$dir/client" --timeout 2400 \
+		--count "out=$dir/client.insn,blocks=on$lay" --icount \
+		"$RFC_HARNESS/guest/cost-client.sh" --loop --kernel "$2" --boot "$5" \
+		--versions "$cost_versions" --workloads "$cost_workloads" --iodepth "$iodepth" \
+		>"$dir.log" 2>&1 && return 0
+	failed=1
+	msg "$1 failed: $(tail -n 1 "$dir.log")"
+	ktap_failures "$dir"/client/tests.ktap | head -n 5
+}
 for ((b = 1; b <= boots; b++)); do
 	for k in $cost_kernels; do
 		case "$k" in base) gk=$base_k ;; *) gk=$k ;; esac
 		lf=$out/layers-$k.txt
 		[ -f "$lf" ] || lf=""
-		RUN_KIND=cost RUN_LAYERS=$lf run "cost$b-$k" "$gk" "$gk" --kernel "$k" --boot "$b" \
-			--versions "$cost_versions" --workloads "$cost_workloads" --iodepth "$iodepth"
+		for t in $topologies; do
+			if [ "$t" = loop ]; then
+				run_loop "cost$b-$k-loop" "$k" "$gk" "$lf" "$b"
+				continue
+			fi
+			RUN_KIND=cost RUN_LAYERS=$lf run "cost$b-$k" "$gk" "$gk" --kernel "$k" --boot "$b" \
+				--versions "$cost_versions" --workloads "$cost_workloads" --iodepth "$iodepth"
+		done
 	done
 done
 # only the runs that completed (a retried pair's crashed run is renamed)

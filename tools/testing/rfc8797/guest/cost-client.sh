@@ -28,11 +28,19 @@
 #   {"kind":"cost-window","wl":W,"vers":V,"a":MARK,"b":MARK,"rpcs":N,
 #    "srpcs":N,"retrans":N,"rc_hits":N,"ios":N,...}
 #
+# --loop: one guest is client and server (an NFS server over rxe on a
+# dummy netdev, mounted from the same kernel), no server guest: the
+# whole exchange runs in one QEMU thread, and with guest.sh --icount in
+# instruction-driven time, so that the same work executes the same
+# instructions even where batching and wake-ups decide ("topology":
+# "loop" in the JSON lines; the client's and the server's layers stay
+# apart by layer, nfs and nfsd, the rest is shared).
+#
 #   cost-client.sh --kernel NAME --boot N [--versions "3 4.2"]
-#       [--workloads "WL..."] [--iodepth N] [--files N] [--idle SEC]
+#       [--workloads "WL..."] [--iodepth N] [--files N] [--idle SEC] [--loop]
 . "$(dirname "$0")/lib.sh"
 ktap_begin cost-client
-kernel=ours boot=1 versions="3 4.2" iodepth=16 files=200 idle=4
+kernel=ours boot=1 versions="3 4.2" iodepth=16 files=200 idle=4 loop=0
 workloads="randread-4k randwrite-4k randread-8k randwrite-8k read-1m write-1m meta"
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -43,6 +51,7 @@ while [ $# -gt 0 ]; do
 	--iodepth) iodepth=$2; shift 2 ;;
 	--files) files=$2; shift 2 ;;
 	--idle) idle=$2; shift 2 ;;
+	--loop) loop=1; shift ;;
 	*) fail cost-args "unknown argument $1"; exit 1 ;;
 	esac
 done
@@ -79,7 +88,14 @@ mount_rpcs() {
 
 # server_counts: "RPCS RC_HITS" of the server's nfsd
 server_counts() {
-	local s
+	local s k a _ rpcs=na hits=na
+	if [ "$loop" = 1 ]; then
+		while read -r k a _; do
+			case "$k" in rpc) rpcs=$a ;; rc) hits=$a ;; esac
+		done </proc/net/rpc/nfsd
+		echo "$rpcs $hits"
+		return
+	fi
 	s=$(server_ask nfsd-counts) || { echo "na na"; return; }
 	echo "$(field nfsd_rpcs "$s" na) $(field nfsd_rc_hits "$s" na)"
 }
@@ -102,8 +118,8 @@ window() {
 	read -ra x <<<"$s0"
 	read -ra y <<<"$s1"
 	num() { [[ "$1" =~ ^[0-9]+$ && "$2" =~ ^[0-9]+$ ]] && echo $(($2 - $1)) || echo '"na"'; }
-	printf '{"kind":"cost-window","kernel":"%s","boot":%s,"wl":"%s","vers":"%s","a":%s,"b":%s,"rc":%s,"ios":%s,"iodepth":%s,"rpcs":%s,"retrans":%s,"srpcs":%s,"rc_hits":%s}\n' \
-		"$kernel" "$boot" "$wl" "$v" "$MA" "$MB" "$rc" "$ios" "$iodepth" \
+	printf '{"kind":"cost-window","topology":"%s","kernel":"%s","boot":%s,"wl":"%s","vers":"%s","a":%s,"b":%s,"rc":%s,"ios":%s,"iodepth":%s,"rpcs":%s,"retrans":%s,"srpcs":%s,"rc_hits":%s}\n' \
+		"$topo" "$kernel" "$boot" "$wl" "$v" "$MA" "$MB" "$rc" "$ios" "$iodepth" \
 		"$(num "${a[0]}" "${b[0]}")" "$(num "${a[1]}" "${b[1]}")" \
 		"$(num "${x[0]}" "${y[0]}")" "$(num "${x[1]}" "${y[1]}")" >>$OUT
 	return $rc
@@ -158,9 +174,16 @@ modprobe rpcrdma 2>/dev/null
 echo "client kernel: $(uname -r)"
 # module load addresses (Debian's kernel: the layers are modules)
 echo 0 >/proc/sys/kernel/kptr_restrict 2>/dev/null
-nic=$(nic_up) || { fail cost-setup "no NIC"; exit 1; }
-setup_rdma rxe "$nic" 192.0.2.2/24 || { fail cost-setup "rdma link add failed"; exit 1; }
-wait_server
+if [ "$loop" = 1 ]; then
+	topo=loop
+	setup_rdma rxe || { fail cost-setup "rdma link add failed"; exit 1; }
+	start_nfsd || { fail cost-setup "nfsd did not start"; exit 1; }
+else
+	topo=pair
+	nic=$(nic_up) || { fail cost-setup "no NIC"; exit 1; }
+	setup_rdma rxe "$nic" 192.0.2.2/24 || { fail cost-setup "rdma link add failed"; exit 1; }
+	wait_server
+fi
 # a FIFO nobody writes: "read -t" waits without starting a process
 mkfifo /tmp/still && exec 8<>/tmp/still
 mnt=/mnt/cost
@@ -171,8 +194,15 @@ for v in $versions; do
 	if [ "$first" = 1 ]; then
 		# the file every fio workload reads or overwrites, written
 		# by the server at memory speed (interop-server.sh "prep")
-		[ "$(server_ask "prep cost/data ${DATA_MB}m")" = "prep ok" ] ||
-			{ fail "$t-prep" "the server did not write the data file"; exit 1; }
+		if [ "$loop" = 1 ]; then
+			mkdir -p "$EXPORT/cost" &&
+				timeout 120 fio --name=prep --filename="$EXPORT/cost/data" --rw=write --bs=1m \
+					--size=${DATA_MB}m --output=/dev/null >/dev/null 2>&1 ||
+				{ fail "$t-prep" "writing the data file failed"; exit 1; }
+		else
+			[ "$(server_ask "prep cost/data ${DATA_MB}m")" = "prep ok" ] ||
+				{ fail "$t-prep" "the server did not write the data file"; exit 1; }
+		fi
 		echo 2 >/proc/sys/vm/drop_caches
 		# the calibration windows, once a boot, with the mount up
 		next_mark
@@ -212,8 +242,10 @@ done >/results/modules-text.txt 2>/dev/null
 # and its text symbols (Debian's System.map is a placeholder; the
 # modules' symbols carry their module's name)
 [ ! -s /proc/modules ] || grep -E '^[0-9a-f]+ [tTwW] ' /proc/kallsyms >/results/kallsyms.txt
-mount_nfs 3 /mnt/done && { touch "/mnt/done/DONE"; umount_nfs /mnt/done; }
-# the server waits on a FIFO (interop-server.sh --still): wake it
-server_ask wake >/dev/null
+if [ "$loop" = 0 ]; then
+	mount_nfs 3 /mnt/done && { touch "/mnt/done/DONE"; umount_nfs /mnt/done; }
+	# the server waits on a FIFO (interop-server.sh --still): wake it
+	server_ask wake >/dev/null
+fi
 check_dmesg "cost-$kernel-client-dmesg-clean"
 ktap_finished
