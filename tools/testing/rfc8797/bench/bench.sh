@@ -79,8 +79,8 @@
 #    adapter estimate), and the spread of every figure over the boots
 #    (max/min - 1).  Deterministic: a figure does not depend on the load
 #    of the host.  quick: ours and the base, NFSv3, 4 KiB random reads
-#    and writes and 1 MiB reads; full and cost: every kernel, both NFS
-#    versions, the seven workloads.  BENCH_BOOTS overrides the boots.
+#    and writes and 1 MiB reads, one guest only; full and cost: every
+#    kernel, both topologies, both NFS versions, the seven workloads.  BENCH_BOOTS overrides the boots.
 #    Two topologies per boot (BENCH_COST_TOPOLOGY): "pair", the two
 #    guests above, client and server apart, whose scheduler and packet
 #    path vary with the guests' relative speed (the RPC stack's own
@@ -106,7 +106,7 @@ quick)
 	workloads="randread-4k randwrite-4k read-1m"
 	sweep="" sweep_wl=""
 	boots=${BENCH_BOOTS:-3} cost_versions="3" cost_workloads="randread-4k randwrite-4k read-1m"
-	cost_kernels="ours base"
+	cost_kernels="ours base" cost_topo=loop
 	;;
 full)
 	rounds=${BENCH_ROUNDS:-4} versions="3 4.2" runtime=4 files=200
@@ -151,7 +151,7 @@ quick | full | cost) ;;
 esac
 [[ "$boots" =~ ^[0-9]+$ ]] || die "BENCH_BOOTS=$BENCH_BOOTS: a number of boots"
 iodepth=${BENCH_IODEPTH:-1}
-topologies=${BENCH_COST_TOPOLOGY:-loop pair}
+topologies=${BENCH_COST_TOPOLOGY:-${cost_topo:-loop pair}}
 for t in $topologies; do
 	case "$t" in loop | pair) ;; *) die "BENCH_COST_TOPOLOGY=$BENCH_COST_TOPOLOGY: loop, pair" ;; esac
 done
