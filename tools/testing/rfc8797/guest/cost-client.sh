@@ -241,7 +241,8 @@ for m in /sys/module/*/sections/.text; do
 done >/results/modules-text.txt 2>/dev/null
 # and its text symbols (Debian's System.map is a placeholder; the
 # modules' symbols carry their module's name)
-[ ! -s /proc/modules ] || grep -E '^[0-9a-f]+ [tTwW] ' /proc/kallsyms >/results/kallsyms.txt
+# (/proc files have no size: read one line)
+! read -r _ </proc/modules || grep -E '^[0-9a-f]+ [tTwW] ' /proc/kallsyms >/results/kallsyms.txt
 if [ "$loop" = 0 ]; then
 	mount_nfs 3 /mnt/done && { touch "/mnt/done/DONE"; umount_nfs /mnt/done; }
 	# the server waits on a FIFO (interop-server.sh --still): wake it

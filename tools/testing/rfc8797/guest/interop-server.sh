@@ -331,7 +331,8 @@ if [ "$still" = 1 ]; then
 	for m in /sys/module/*/sections/.text; do
 		[ -r "$m" ] && echo "$(basename "$(dirname "$(dirname "$m")")") $(cat "$m")"
 	done >/results/modules-text.txt 2>/dev/null
-	[ ! -s /proc/modules ] || grep -E '^[0-9a-f]+ [tTwW] ' /proc/kallsyms >/results/kallsyms.txt
+	# (/proc files have no size: read one line)
+	! read -r _ </proc/modules || grep -E '^[0-9a-f]+ [tTwW] ' /proc/kallsyms >/results/kallsyms.txt
 fi
 echo "== server view (last seen while connected)"
 cat /results/server-view.txt 2>/dev/null || echo "no $CONNS (stock kernel)"
