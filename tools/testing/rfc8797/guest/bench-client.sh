@@ -286,27 +286,7 @@ write_check() {
 # run_meta MNT: create, stat, list, read back and remove $files files;
 # prints operations per second
 run_meta() {
-	timeout 600 python3 - "$1/meta" "$files" <<'EOF'
-import os, sys, time
-d, n = sys.argv[1], int(sys.argv[2])
-os.makedirs(d, exist_ok=True)
-names = ["f%05d" % i for i in range(n)]
-t = time.monotonic()
-for x in names:
-    with open(os.path.join(d, x), "w") as f:
-        f.write(x * 7)
-for x in names:
-    os.stat(os.path.join(d, x))
-if sorted(os.listdir(d)) != names:
-    sys.exit("readdir does not list the files created")
-for x in names:
-    with open(os.path.join(d, x)) as f:
-        if f.read() != x * 7:
-            sys.exit("%s reads back wrong" % x)
-for x in names:
-    os.unlink(os.path.join(d, x))
-print("%.1f" % (5 * n / (time.monotonic() - t)))
-EOF
+	timeout 600 python3 "$(dirname "$0")/meta-workload.py" "$1/meta" "$files"
 }
 
 # perftest_one TEST SIZE DEPTH PORT ITERS: one perftest run over the

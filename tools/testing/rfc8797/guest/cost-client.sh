@@ -142,29 +142,8 @@ sys.exit(0 if n == int(sys.argv[2]) and not j.get("error") else 1)' /tmp/fio.jso
 # run_meta DIR [MARK_A MARK_B]: FILES files created, stat'ed, listed,
 # read back and removed, markers around it (python started already)
 run_meta() {
-	timeout 600 python3 - "$1/meta" "$files" "$MARK" "${2:-}" "${3:-}" <<'EOF'
-import os, subprocess, sys
-d, n, mark, a, b = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
-os.makedirs(d, exist_ok=True)
-names = ["f%05d" % i for i in range(n)]
-if a:
-    subprocess.run([mark, a], check=True)
-for x in names:
-    with open(os.path.join(d, x), "w") as f:
-        f.write(x * 7)
-for x in names:
-    os.stat(os.path.join(d, x))
-if sorted(os.listdir(d)) != names:
-    sys.exit("readdir does not list the files created")
-for x in names:
-    with open(os.path.join(d, x)) as f:
-        if f.read() != x * 7:
-            sys.exit("%s reads back wrong" % x)
-for x in names:
-    os.unlink(os.path.join(d, x))
-if b:
-    subprocess.run([mark, b], check=True)
-EOF
+	timeout 600 python3 "$(dirname "$0")/meta-workload.py" "$1/meta" "$files" \
+		"$MARK" "${2:-}" "${3:-}" >/dev/null
 }
 
 marks_fixed() { sh -c "$MARK $MA" && sh -c "$MARK $MB"; }
