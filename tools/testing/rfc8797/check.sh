@@ -220,7 +220,7 @@ stage_sparse() {
 }
 
 stage_postings() {
-	local dir=$run/postings ktap=$run/postings.ktap out f
+	local dir=$run/postings ktap=$run/postings.ktap f
 	# The postings go out From: the exporting user; a machine without a
 	# git identity (CI) checks them under a stand-in that says so
 	if [ -z "$(git config user.email)" ] && [ -z "${RFC8797_EXPORT_IDENT:-}" ]; then
@@ -243,17 +243,6 @@ stage_postings() {
 		>"$ktap" 2>"$run/postings-check.log"
 	grep '^# ' "$ktap" | grep -v '^# postings:' | head -n 40
 	import_ktap "$ktap" "postings: "
-	# kernel-doc on every new kernel source file
-	while read -r f; do
-		case "$f" in *.c|*.h) ;; *) continue ;; esac
-		out=$("$TREE/scripts/kernel-doc" -Wall -none "$RFC_TOP/$f" 2>&1)
-		if [ -z "$out" ]; then
-			result "kernel-doc: $f" pass
-		else
-			echo "$out" | head -n 10
-			result "kernel-doc: $f" fail "$(echo "$out" | wc -l) warnings"
-		fi
-	done < <(sed -e 's/#.*//' "$PATCHES/series" | awk '{for (i = 2; i <= NF; i++) print $i}')
 }
 
 stage_fuzz() {

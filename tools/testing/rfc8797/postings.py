@@ -296,8 +296,9 @@ def check(a):
         for line in open(a.bisect_trees):
             t, _, state = line.strip().partition(" ")
             built[t] = state == "ok"
-    a.fixes = {p["name"]: p["fixes"] for p in read_postings(a.patches)}
-    after = {p["name"]: closure(read_postings(a.patches), p) for p in read_postings(a.patches)}
+    described = read_postings(a.patches)
+    a.fixes = {p["name"]: p["fixes"] for p in described}
+    after = {p["name"]: closure(described, p) for p in described}
     with tempfile.TemporaryDirectory() as wt, tempfile.TemporaryDirectory() as alone:
         for w in (wt, alone):
             subprocess.run(["git", "-C", a.tree, "worktree", "add", "-q", "--detach", w,
