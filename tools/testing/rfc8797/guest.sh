@@ -5,10 +5,13 @@
 #   guest.sh [options] SCRIPT [ARGS...]
 #   guest.sh [options] --shell
 #
-#   --kernel ours|debug|base|stock|dkms|trixie|PATH  kernel to boot (default:
+#   --kernel ours|debug|base|stock|stock-7.3|dkms|trixie|trixie-7.3|PATH
+#                   kernel to boot (default:
 #                   $RFC8797_KERNEL, else ours, the built bzImage; debug is
 #                   the sanitizer build, base the pinned base without the
-#                   series, built by "tree.sh base"; dkms is Debian's stock
+#                   series, built by "tree.sh base"; stock is Debian 12's
+#                   6.12, stock-7.3 Debian 13's backports 7.3 (stock.sh
+#                   7.3), both as Debian ships them; dkms is Debian's stock
 #                   kernel with our rpcrdma.ko from the DKMS package in
 #                   updates/dkms, laid out by "dkms.sh modules"; trixie is
 #                   Debian 13's kernel on the trixie root that "trixie.sh
@@ -128,6 +131,13 @@ stock)
 	image=$STOCK_DIR/boot/vmlinuz-$STOCK_KREL
 	initrd=(-initrd "$STOCK_DIR/initramfs.cpio.gz")
 	cmdline="$cmdline rfc8797.modules=$STOCK_DIR/lib/modules/$STOCK_KREL"
+	;;
+stock-7.3)
+	# Debian 13's backports kernel, the host's userland
+	"$RFC_HARNESS/stock.sh" 7.3 >/dev/null
+	image=$STOCK73_DIR/boot/vmlinuz-$STOCK73_KREL
+	initrd=(-initrd "$STOCK73_DIR/initramfs.cpio.gz")
+	cmdline="$cmdline rfc8797.modules=$STOCK73_DIR/lib/modules/$STOCK73_KREL"
 	;;
 dkms)
 	"$RFC_HARNESS/stock.sh" >/dev/null

@@ -15,13 +15,23 @@ RFC_BASE=${RFC8797_BASE:-mainline}
 # released 6.12 on either base, what administrators run today; it is
 # also the 6.12 base's pin.
 STOCK_PIN=6.12.117-1~deb12u1
+# The mainline pin, and the suites its package comes from (a private
+# source list, apt_private); Debian's own 7.3 kernel of that version is
+# the second stock peer, "stock-7.3" (stock.sh 7.3): the backports
+# kernel a Debian 13 user installs
+MAINLINE_PIN=7.3.4-1~bpo13+1
+MAINLINE_SUITES="trixie-backports experimental sid"
+STOCK73_PKG_VERSION=${RFC8797_STOCK73_VERSION:-$MAINLINE_PIN}
+STOCK73_KREL=${STOCK73_PKG_VERSION%%-*}+deb13-amd64
+# backports has no -unsigned image for it: the signed one boots the same
+STOCK73_IMAGE_PKG=linux-image-$STOCK73_KREL
 case "$RFC_BASE" in
 mainline)
 	BASE_SRC=linux-source-7.3
 	# the newest linux-source-7.N of these suites when the pin is gone
 	BASE_FAMILY='linux-source-7\.[0-9]+'
-	BASE_SUITES="trixie-backports experimental sid"
-	BASE_PIN=${RFC8797_BASE_PIN:-7.3.4-1~bpo13+1} ;;
+	BASE_SUITES=$MAINLINE_SUITES
+	BASE_PIN=${RFC8797_BASE_PIN:-$MAINLINE_PIN} ;;
 6.12)
 	BASE_SRC=linux-source-6.12
 	BASE_FAMILY='linux-source-6\.12'
@@ -38,6 +48,8 @@ CACHE_ROOT=${RFC8797_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rfc8797}
 CACHE=$CACHE_ROOT/$RFC_BASE
 # Debian's stock kernel, the same for both bases
 STOCK_DIR=$CACHE_ROOT/stock
+# Debian's own 7.3 (trixie-backports), the same for both bases
+STOCK73_DIR=$CACHE_ROOT/stock-7.3
 PATCHES=$RFC_TOP/patches/$RFC_BASE
 # ours_image BASE: our kernel of BASE, whichever base this run is on
 ours_image() { echo "$CACHE_ROOT/$1/build/main/arch/x86/boot/bzImage"; }
@@ -256,11 +268,26 @@ run_logged() {
 }
 
 
-# The oldest Debian 6.12 the DKMS package builds for (dkms.sh: why), and
+# The DKMS package of each base (dkms.sh): its DKMS module name (the
+# Debian package adds -dkms), the kernel line it builds for and the
+# oldest Debian kernel of that line it builds for (dkms.sh: why), and
 # the kernels whose headers the dkms stage also builds it against: by
-# default that oldest one of Debian 12
-DKMS_MIN_SUBLEVEL=${DKMS_MIN_SUBLEVEL:-111}
-DKMS_KRELS=${DKMS_KRELS-6.12.$DKMS_MIN_SUBLEVEL+deb12-amd64}
+# default that oldest one of Debian 12 (6.12 only: Debian's 7.3 headers
+# need trixie's gcc-14, so the 7.3 package is built in the trixie root)
+#   6.12      rpcrdma-rfc8797-dkms      Debian 12 and 13's 6.12, from 6.12.111
+#   mainline  rpcrdma-rfc8797-7.3-dkms  Debian 13's backports 7.3, from 7.3.4
+if [ "$RFC_BASE" = 6.12 ]; then
+	DKMS_NAME=rpcrdma-rfc8797
+	DKMS_LINE=6.12
+	DKMS_MIN_SUBLEVEL=${DKMS_MIN_SUBLEVEL:-111}
+	DKMS_KRELS=${DKMS_KRELS-6.12.$DKMS_MIN_SUBLEVEL+deb12-amd64}
+else
+	DKMS_NAME=rpcrdma-rfc8797-7.3
+	DKMS_LINE=7.3
+	DKMS_MIN_SUBLEVEL=${DKMS_MIN_SUBLEVEL_7_3:-4}
+	DKMS_KRELS=${DKMS_KRELS-}
+fi
+DKMS_PKG=$DKMS_NAME-dkms
 
 # ninep_initramfs ROOT KREL OUT: the initramfs of a Debian kernel for the
 # guest runner, written to OUT: busybox, the 9p and overlay modules of
@@ -365,20 +392,26 @@ guest_trouble() {
 	esac
 }
 
+# is_debian_stock KERNEL: KERNEL (a guest.sh --kernel) is one of
+# Debian's own kernels with nothing of ours: stock (6.12) or stock-7.3
+is_debian_stock() { case "$1" in stock | stock-7.3) true ;; *) false ;; esac; }
+
 # stock_trouble DIR SERVER_KERNEL CLIENT_KERNEL: prints "ROLE: TROUBLE"
 # and succeeds when a stock guest of a two-guest.sh run in DIR had
 # guest_trouble and our guest had none.  Such a run may be repeated
 # (debian_retry): Debian's stock kernel crashes under TCG with two
 # guests busy (rxe list corruption, a double fault, a triple fault, a
 # GPF in libc, a debug exception in kernel mode), while the same trouble
-# in our kernel is never retried.
+# in our kernel is never retried.  Debian's 7.3 (stock-7.3) gets the
+# same policy as its 6.12: the same configuration style (modules,
+# hardening, mitigations) under the same TCG.
 stock_trouble() {
 	local role k t ours="" found=""
 	for role in server client; do
 		[ "$role" = server ] && k=$2 || k=$3
 		t=$(guest_trouble "$1" "$role")
 		[ -n "$t" ] || continue
-		if [ "$k" = stock ]; then
+		if is_debian_stock "$k"; then
 			found="$role: $t"
 		else
 			ours=$role
