@@ -6,8 +6,10 @@
 #
 #   check.sh [STAGE...]   stages: ktap bench kunit sparse postings fuzz wireshark
 #                         e2e hostile sendqueue parallel storm interop dkms trixie (default:
-#                         all, in that order; dkms and trixie on the 6.12
-#                         base only), and
+#                         all, in that order; dkms on the 6.12 base only;
+#                         trixie is each base's DKMS package on Debian 13:
+#                         6.12's on trixie's 6.12, mainline's on the
+#                         backports 7.3), and
 #                         kunit_upstream (make kunit-upstream, check-debug),
 #                         wireshark_live (make wireshark-live)
 #
@@ -33,8 +35,14 @@ check_inject
 
 stages=("$@")
 ALL_STAGES=(ktap bench kunit sparse postings fuzz wireshark e2e hostile sendqueue parallel storm interop)
-# the DKMS package is the 6.12 line's
-[ "$RFC_BASE" != 6.12 ] || ALL_STAGES+=(dkms trixie)
+# the DKMS packages: 6.12's (Debian 12 and 13's 6.12, both stages) and
+# mainline's (Debian 13's backports 7.3: the trixie stage alone, as
+# Debian's 7.3 headers need trixie's gcc-14)
+if [ "$RFC_BASE" = 6.12 ]; then
+	ALL_STAGES+=(dkms trixie)
+else
+	ALL_STAGES+=(trixie)
+fi
 # When make check runs both bases, the 6.12 base runs what guards the
 # stable line: its build, KUnit, sparse and postings, the DKMS package
 # on Debian's kernel and the interoperability with Debian's stock 6.12,
@@ -262,7 +270,7 @@ stage_fuzz() {
 
 # on_debian_kernel: the guests boot one of Debian's own kernels
 # (RFC8797_KERNEL=dkms, stock or trixie), not one built here
-on_debian_kernel() { case "${RFC8797_KERNEL:-}" in dkms | stock | trixie) true ;; *) false ;; esac; }
+on_debian_kernel() { case "${RFC8797_KERNEL:-}" in dkms | stock | stock-7.3 | trixie | trixie-7.3) true ;; *) false ;; esac; }
 
 # e2e_guest NAME TRANSPORT SCRIPT ARGS...: run SCRIPT in a guest whose
 # tests use TRANSPORT (rxe or siw), import its results.  A guest on
@@ -460,11 +468,18 @@ stage_dkms() {
 # that root with the module DKMS built: guest/tests/dkms-module.sh with
 # nfs-basic (NFSv3 and v4.2), the tests of TRIXIE_TESTS (default "agree
 # client-negotiate server-remote-inv", one guest each), both interop
-# roles against Debian 12's stock kernel (NFSv4.2; INTEROP_CELLS=trixie
-# make interop runs both versions), and the purge, after which the root
+# roles against Debian 12's stock kernel and against Debian 13's
+# backports 7.3 as Debian ships it (NFSv4.2; INTEROP_CELLS=trixie make
+# interop runs both versions), and the purge, after which the root
 # must hold what it held before the install.
+# On mainline the same for its package, rpcrdma-rfc8797-7.3-dkms, on a
+# work root of its own: refused on trixie's 6.12, built by the kernel
+# upgrade to trixie-backports' 7.3, purged, installed again; the
+# backports kernel booted (guest.sh --kernel trixie-7.3) with nfs-basic
+# and TRIXIE_TESTS; its interop cells (trixie-7.3, against Debian's 6.12
+# in both roles) only in make interop, for time.
 stage_trixie() {
-	local deb k t f=$run/trixie-matrix.ktap
+	local deb k t f=$run/trixie-matrix.ktap kern=trixie suf="" cells
 	"$RFC_HARNESS/deps.sh" trixie >"$run/trixie-deps.log" 2>&1 ||
 		{ result "trixie: deps" fail "deps.sh trixie failed, see $run/trixie-deps.log"; return; }
 	if ! deb=$("$RFC_HARNESS/dkms.sh" package 2>"$run/trixie-package.log"); then
@@ -483,21 +498,26 @@ stage_trixie() {
 		result "trixie: install finished" fail "trixie.sh install stopped, see $run/trixie-install.log"
 		return
 	fi
-	if [ ! -f "$CACHE_ROOT/trixie/work.krel" ]; then
+	[ "$DKMS_LINE" = 6.12 ] || suf=-$DKMS_LINE kern=trixie$suf
+	if [ ! -f "$CACHE_ROOT/trixie/work$suf.krel" ]; then
 		result "trixie: guests" fail "no trixie kernel to boot, see $run/trixie-install.log"
 		return
 	fi
-	k=$(cat "$CACHE_ROOT/trixie/work.krel")
-	RFC8797_KERNEL=trixie e2e_guest "trixie-$k" rxe "$RFC_HARNESS/guest/tests/dkms-module.sh" \
+	k=$(cat "$CACHE_ROOT/trixie/work$suf.krel")
+	RFC8797_KERNEL=$kern e2e_guest "trixie-$k" rxe "$RFC_HARNESS/guest/tests/dkms-module.sh" \
 		"$RFC_HARNESS/guest/tests/nfs-basic.sh" --transport rxe 3 4.2
 	for t in ${TRIXIE_TESTS-agree client-negotiate server-remote-inv}; do
-		RFC8797_KERNEL=trixie e2e_guest "trixie-$k-$t" rxe "$RFC_HARNESS/guest/tests/dkms-module.sh" \
+		RFC8797_KERNEL=$kern e2e_guest "trixie-$k-$t" rxe "$RFC_HARNESS/guest/tests/dkms-module.sh" \
 			"$RFC_HARNESS/guest/tests/test-$t.sh"
 	done
-	TRIXIE_PREPARED=1 INTEROP_CELLS='^(trixie-client/stock-server|stock-client/trixie-server)$' \
-		INTEROP_VERSIONS=${INTEROP_VERSIONS:-4.2} \
-		"$RFC_HARNESS/interop-matrix.sh" --results-file "$f" >"$run/trixie-interop.log" 2>&1
-	import_ktap "$f"
+	# the 6.12 module against Debian 12's 6.12 and Debian 13's 7.3
+	cells='^(trixie-client/stock-server|stock-client/trixie-server|trixie-client/stock-7\.3-server|stock-7\.3-client/trixie-server)$'
+	[ -z "$suf" ] || cells=${TRIXIE73_INTEROP_CELLS:-}
+	if [ -n "$cells" ]; then
+		TRIXIE_PREPARED=1 INTEROP_CELLS=$cells INTEROP_VERSIONS=${INTEROP_VERSIONS:-4.2} \
+			"$RFC_HARNESS/interop-matrix.sh" --results-file "$f" >"$run/trixie-interop.log" 2>&1
+		import_ktap "$f"
+	fi
 	"$RFC_HARNESS/trixie.sh" purge >"$run/trixie-purge.ktap" 2>"$run/trixie-purge.log"
 	import_ktap "$run/trixie-purge.ktap" "trixie: "
 	grep -q '^# trixie purge: ' "$run/trixie-purge.ktap" ||

@@ -148,14 +148,18 @@ dkms)
 	initrd=(-initrd "$STOCK_DIR/initramfs.cpio.gz")
 	cmdline="$cmdline rfc8797.modules=$mods"
 	;;
-trixie)
+trixie | trixie-7.3)
 	# Debian 13's kernel booted on the trixie root that trixie.sh
 	# installed the DKMS package into: its userland, its modules
-	rootdir=$CACHE_ROOT/trixie/work
-	[ -f "$CACHE_ROOT/trixie/work.krel" ] || die "no trixie root with the package: run 'trixie.sh install DEB'"
-	krel=$(cat "$CACHE_ROOT/trixie/work.krel")
+	# (trixie: the 6.12 package on trixie's 6.12; trixie-7.3: the 7.3
+	# package on the backports kernel, a work root of its own)
+	suf=${kernel#trixie}
+	rootdir=$CACHE_ROOT/trixie/work$suf
+	[ -f "$rootdir.krel" ] || die "no trixie root with the package: run 'trixie.sh install DEB'${suf:+ with BASE=mainline}"
+	krel=$(cat "$rootdir.krel")
 	image=$rootdir/boot/vmlinuz-$krel
-	initrd=(-initrd "$CACHE_ROOT/trixie/initramfs.cpio.gz")
+	[ -f "$image" ] || image=$rootdir/usr/lib/modules/$krel/vmlinuz
+	initrd=(-initrd "$CACHE_ROOT/trixie/initramfs$suf.cpio.gz")
 	[ -x "$rootdir$RFC_HARNESS/guest/init.sh" ] || die "no harness in $rootdir$RFC_HARNESS"
 	;;
 *)

@@ -11,12 +11,16 @@
 #
 #   interop-matrix.sh [--quick] [--results-file FILE]
 #   --quick: only ours<->stock both ways, NFSv4.2 (the make check subset);
-#            on mainline also ours<->our 6.12 both ways
+#            on mainline also ours<->our 6.12 both ways, and ours<->
+#            Debian 13's own 7.3 (stock-7.3) both ways, NFSv3 and v4.2
 #   INTEROP_CELLS=REGEX in the environment runs only the matching cells,
 #   e.g. INTEROP_CELLS=dkms: the cells of "dkms", Debian's stock kernel
 #   with our rpcrdma.ko from the DKMS package (make dkms), against a fully
 #   stock peer in both roles; INTEROP_CELLS=trixie: Debian 13's kernel
-#   with the module DKMS built on a trixie root (trixie.sh), both roles;
+#   with the module DKMS built on a trixie root (trixie.sh), both roles,
+#   against Debian's 6.12 and 7.3 (trixie-7.3: the 7.3 package on the
+#   backports kernel); INTEROP_CELLS=stock-7.3: Debian 13's backports
+#   7.3 as Debian ships it (stock.sh 7.3) against ours;
 #   INTEROP_VERSIONS="4.2" runs only those NFS versions
 #
 # Each cell adds KTAP results "interop CELL nfsV" (mount, I/O, dmesg)
@@ -132,23 +136,26 @@ for cell in "${cells[@]}"; do
 done
 # "trixie" boots Debian 13's kernel on the trixie root with the package
 # installed by DKMS there (trixie.sh; check.sh's trixie stage has done
-# it when it sets TRIXIE_PREPARED)
-trixie_err=""
-for cell in "${cells[@]}"; do
-	read -r name skern ckern _ <<<"$cell"
-	[[ "$name" =~ ${INTEROP_CELLS:-.} ]] || continue
-	[ "$skern" = trixie ] || [ "$ckern" = trixie ] || continue
-	[ -z "${TRIXIE_PREPARED:-}" ] || break
-	msg "installing the DKMS package on the trixie root (log: $out/trixie.log)"
-	# the package is the 6.12 line's, whichever base this run is on
-	if ! (export RFC8797_BASE=6.12 RFC8797_BASE_RESOLVED=""
-	      "$RFC_HARNESS/deps.sh" trixie && deb=$("$RFC_HARNESS/dkms.sh" package) &&
-	      "$RFC_HARNESS/trixie.sh" root && "$RFC_HARNESS/trixie.sh" install "$deb" &&
-	      grep -q '^# trixie install: ' "$out/trixie.log") >"$out/trixie.log" 2>&1; then
-		trixie_err="the DKMS package on the trixie root failed, see $out/trixie.log"
-		msg "$trixie_err"
-	fi
-	break
+# it when it sets TRIXIE_PREPARED); "trixie-7.3" the same with the 7.3
+# package (mainline's) on the backports kernel, a work root of its own
+declare -A trixie_err=()
+for tk in trixie trixie-7.3; do
+	[ "$tk" = trixie ] && tb=6.12 || tb=mainline
+	for cell in "${cells[@]}"; do
+		read -r name skern ckern _ <<<"$cell"
+		[[ "$name" =~ ${INTEROP_CELLS:-.} ]] || continue
+		[ "$skern" = "$tk" ] || [ "$ckern" = "$tk" ] || continue
+		[ -z "${TRIXIE_PREPARED:-}" ] || break
+		msg "installing the $tb DKMS package on the trixie root (log: $out/$tk.log)"
+		if ! (export RFC8797_BASE=$tb RFC8797_BASE_RESOLVED=""
+		      "$RFC_HARNESS/deps.sh" trixie && deb=$("$RFC_HARNESS/dkms.sh" package) &&
+		      "$RFC_HARNESS/trixie.sh" root && "$RFC_HARNESS/trixie.sh" install "$deb" &&
+		      grep -q '^# trixie install: ' "$out/$tk.log") >"$out/$tk.log" 2>&1; then
+			trixie_err[$tk]="the $tb DKMS package on the trixie root failed, see $out/$tk.log"
+			msg "${trixie_err[$tk]}"
+		fi
+		break
+	done
 done
 
 table=$out/matrix.md
@@ -346,7 +353,8 @@ for cell in "${cells[@]}"; do
 	perr=""
 	case " $skern $ckern " in
 	*" dkms "*) perr=$dkms_err ;;
-	*" trixie "*) perr=$trixie_err ;;
+	*" trixie "*) perr=${trixie_err[trixie]:-} ;;
+	*" trixie-7.3 "*) perr=${trixie_err[trixie-7.3]:-} ;;
 	esac
 	if [ -n "$perr" ]; then
 		not_run FAIL "$perr"
@@ -481,7 +489,10 @@ xprt_info fields (their commits cannot be in a module), so its R and
 status come from its xprtrdma_cm_private and xprtrdma_inline_thresh
 events instead (cm in guest/lib.sh).  "trixie" is Debian 13's 6.12 kernel
 with the module DKMS built on a trixie root (trixie.sh), that root's
-userland in the guest; checked as "dkms" is.
+userland in the guest; checked as "dkms" is; "trixie-7.3" is Debian 13's
+backports 7.3 with the module of the 7.3 package (the mainline series)
+built the same way.  "stock-7.3" is Debian 13's backports 7.3 as Debian
+ships it (linux-image-$STOCK73_KREL), checked as "stock" is.
 EOF
 if [ -n "$inject" ]; then
 	msg "RFC8797_INJECT=$inject: the table is not copied to $CACHE/interop/"

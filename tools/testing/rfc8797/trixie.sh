@@ -36,6 +36,22 @@
 #   trixie.sh purge        after the guests: apt-get purge, and the root
 #                          must hold what it held before step 5 (KTAP)
 #
+# That is the 6.12 package (BASE=6.12).  With BASE=mainline the package
+# is rpcrdma-rfc8797-7.3-dkms, for Debian 13's backports kernel, in a
+# work root of its own ($CACHE_ROOT/trixie/work-7.3; guest.sh --kernel
+# trixie-7.3 boots it), and install goes:
+#                           1. apt-get install ./DEB while the oldest
+#                              6.12 is the only kernel: DKMS refuses it
+#                              (not 7.3), the package is configured;
+#                           2. the kernel upgrade to backports
+#                              (apt-get install -t trixie-backports
+#                              linux-image-amd64 linux-headers-amd64):
+#                              DKMS's hook builds and installs the
+#                              module for 7.3 (gcc-14), nothing for 6.12;
+#                           3. apt-get purge: nothing left for any kernel;
+#                           4. dpkg -i DEB: its postinst builds for 7.3;
+#                          then the 9p initramfs of the 7.3 kernel
+#
 # Set TRIXIE_REFRESH=1 to debootstrap the root again (it is otherwise
 # kept until RECIPE below changes).
 set -euo pipefail
@@ -43,9 +59,12 @@ set -euo pipefail
 
 DIR=$CACHE_ROOT/trixie
 ROOT=$DIR/root
-WORK=$DIR/work
-PKG=rpcrdma-rfc8797-dkms
-NAME=rpcrdma-rfc8797
+# the package of this base (lib.sh), and its own work root and files
+PKG=$DKMS_PKG
+NAME=$DKMS_NAME
+SUF=""
+[ "$DKMS_LINE" = 6.12 ] || SUF=-$DKMS_LINE
+WORK=$DIR/work$SUF
 # What the guests' scripts run (everything under guest/,
 # besides trixie's minbase)
 TOOLS="bash coreutils mount util-linux hostname diffutils findutils procps kmod iproute2
@@ -70,10 +89,28 @@ in_root() {
 # krel_of PKGVERSION-LINE: 6.12.117-1 -> the release of its -amd64 flavour
 krel_of() { echo "${1%%-*}+deb13-amd64"; }
 
+# bpo_image ROOT KREL: the backports kernel KREL (image and headers,
+# through the metapackages as an administrator installs them) downloaded
+# into ROOT's apt cache, for the 7.3 package's kernel upgrade; a root
+# made before this step gets it once ("bpo_image=" in its stamp)
+bpo_image() {
+	[ -n "$2" ] || return 0
+	in_root "$1" apt-get install -y -q --download-only -t trixie-backports \
+		linux-image-amd64 linux-headers-amd64 >>"$DIR/root.log" 2>&1 ||
+		die "downloading the backports kernel $2 failed, see $DIR/root.log"
+	[ ! -f "$DIR/root.stamp" ] || echo "bpo_image=$2" >>"$DIR/root.stamp"
+}
+
 cmd_root() {
 	local mirror sec old new bpo v tmp=$ROOT.tmp
 	if [ -f "$DIR/root.stamp" ] && [ "$(head -n 1 "$DIR/root.stamp")" = "$RECIPE" ] &&
 			[ -z "${TRIXIE_REFRESH:-}" ]; then
+		if ! grep -q '^bpo_image=' "$DIR/root.stamp"; then
+			exec 9>"$DIR/lock"
+			flock -w 3600 9 || die "another trixie.sh holds $DIR/lock"
+			msg "trixie root: downloading the backports kernel $(stamp bpo)"
+			bpo_image "$ROOT" "$(stamp bpo)"
+		fi
 		echo "$ROOT"
 		return
 	fi
@@ -128,10 +165,11 @@ cmd_root() {
 			"linux-headers-$bpo" >>"$DIR/root.log" 2>&1 ||
 			die "downloading the backports headers $bpo failed, see $DIR/root.log"
 	fi
+	bpo_image "$tmp" "$bpo"
 	v=$(in_root "$tmp" dpkg-query -W -f='${Version}' dkms)
 	mv "$tmp" "$ROOT"
 	echo "sources: trixie trixie-updates ${sec:+trixie-security }trixie-backports" >>"$DIR/root.log"
-	printf '%s\nold=%s\nnew=%s\nbpo=%s\ndkms=%s\n' "$RECIPE" "$old" "$new" "$bpo" "$v" >"$DIR/root.stamp"
+	printf '%s\nold=%s\nnew=%s\nbpo=%s\ndkms=%s\nbpo_image=%s\n' "$RECIPE" "$old" "$new" "$bpo" "$v" "$bpo" >"$DIR/root.stamp"
 	echo "$ROOT"
 }
 
@@ -217,7 +255,7 @@ accepts() {
 # logged_in LOGNAME CMD...: CMD in the work root, its output in
 # $DIR/LOGNAME.log and appended to the log
 logged_in() {
-	local l=$DIR/$1.log rc
+	local l=$DIR/$1$SUF.log rc
 	shift
 	in_root "$WORK" "$@" >"$l" 2>&1
 	rc=$?
@@ -265,20 +303,58 @@ snapshot() {
 }
 
 cmd_install() {
-	local deb=$1 old new bpo start=$SECONDS
-	log=$DIR/install.log
+	local deb=$1 old new bpo boot start=$SECONDS
+	log=$DIR/install$SUF.log
 	: >"$log"
 	[ -f "$DIR/root.stamp" ] || die "no trixie root: trixie.sh root"
 	old=$(stamp old) new=$(stamp new) bpo=$(stamp bpo)
 	ver=$(dpkg-deb -f "$deb" Version)
+	[ "$(dpkg-deb -f "$deb" Package)" = "$PKG" ] || die "$deb is not $PKG (BASE=$RFC_BASE)"
 	exec 9>"$DIR/lock"
 	flock -w 3600 9 || die "another trixie.sh holds $DIR/lock"
-	rm -rf --one-file-system "$WORK" "$DIR/work.krel" "$DIR/before.list" "$DIR/after.list"
+	rm -rf --one-file-system "$WORK" "$WORK.krel" "$DIR/before$SUF.list" "$DIR/after$SUF.list"
 	cp -a "$ROOT" "$WORK"
 	cp "$deb" "$WORK/tmp/"
-	echo "# trixie: dkms $(stamp dkms), kernels $old (installed first), $new (upgrade), backports ${bpo:-none}"
+	echo "# trixie: $PKG $ver, dkms $(stamp dkms), kernels $old (installed first), $new (upgrade), backports ${bpo:-none}"
 
 	t "lintian (trixie's): no error, no warning" lintian_ok "/tmp/${deb##*/}"
+	if [ "$DKMS_LINE" = 6.12 ]; then
+		install_6_12
+		boot=$new
+	else
+		install_7_3
+		boot=$bpo
+	fi
+	[ -n "$boot" ] || { ktap_test_fail "a kernel for the guests" "trixie offers none for $PKG"; ktap_ok; return; }
+
+	# 5. the package again, with dpkg this time, on the machine whose
+	# newest kernel is the one it is for: its postinst builds; the
+	# guests boot this root
+	rm -rf "${WORK:?}$RFC_HARNESS"
+	mkdir -p "$WORK$(dirname "$RFC_HARNESS")"
+	cp -a "$RFC_HARNESS" "$WORK$RFC_HARNESS"
+	snapshot "$DIR/before$SUF.list"
+	t "install on $boot: dpkg -i succeeds" logged_in install-new dpkg -i "/tmp/${deb##*/}"
+	t "install on $boot: package configured" configured
+	t "install on $boot: dkms status installed" expect_state "$boot" installed
+	t "install on $boot: modprobe finds ours, built by gcc-14" ours_for "$boot"
+	rm -f "$DIR/initramfs$SUF.cpio.gz"
+	if ninep_initramfs "$WORK" "$boot" "$DIR/initramfs$SUF.cpio.gz" >>"$log" 2>&1 &&
+			[ "$(zcat "$DIR/initramfs$SUF.cpio.gz" | cpio -t --quiet 2>/dev/null | grep -c '^mods/.*\.ko$')" -ge 3 ]; then
+		echo "$boot" >"$WORK.krel"
+		ktap_test_pass "initramfs of $boot for the guests"
+	else
+		ktap_test_fail "initramfs of $boot for the guests" "see $log"
+	fi
+	in_root "$WORK" dkms status | sed 's/^/# trixie dkms status: /'
+	modinfo -b "$WORK" -k "$boot" rpcrdma 2>&1 | grep -E '^(filename|version|rfc8797_[a-z_]*|vermagic|srcversion):' |
+		sed "s/^/# trixie modinfo rpcrdma ($boot): /"
+	echo "# trixie install: $((SECONDS - start)) s"
+	ktap_ok
+}
+
+# install_6_12: steps 1 to 4 of the 6.12 package (above)
+install_6_12() {
 
 	# 1. the package on a machine that runs the oldest 6.12: the module's
 	# sources are newer than that kernel's sunrpc, DKMS refuses
@@ -315,29 +391,29 @@ cmd_install() {
 	fi
 	# 4. purge after the upgrade
 	t "purge after the upgrade: nothing left for any kernel" purged purge-upgrade
+}
 
-	# 5. the package again, with dpkg this time, on the machine whose
-	# newest kernel is the new one: its postinst builds; the guests boot
-	# this root
-	rm -rf "${WORK:?}$RFC_HARNESS"
-	mkdir -p "$WORK$(dirname "$RFC_HARNESS")"
-	cp -a "$RFC_HARNESS" "$WORK$RFC_HARNESS"
-	snapshot "$DIR/before.list"
-	t "install on $new: dpkg -i succeeds" logged_in install-new dpkg -i "/tmp/${deb##*/}"
-	t "install on $new: package configured" configured
-	t "install on $new: dkms status installed" expect_state "$new" installed
-	t "install on $new: modprobe finds ours, built by gcc-14" ours_for "$new"
-	rm -f "$DIR/initramfs.cpio.gz"
-	if ninep_initramfs "$WORK" "$new" "$DIR/initramfs.cpio.gz" >>"$log" 2>&1 &&
-			[ "$(zcat "$DIR/initramfs.cpio.gz" | cpio -t --quiet 2>/dev/null | grep -c '^mods/.*\.ko$')" -ge 3 ]; then
-		echo "$new" >"$DIR/work.krel"
-		ktap_test_pass "initramfs of $new for the guests"
-	else
-		ktap_test_fail "initramfs of $new for the guests" "see $log"
+# install_7_3: steps 1 to 3 of the 7.3 package (above)
+install_7_3() {
+	if [ -z "$bpo" ]; then
+		ktap_test_fail "a backports kernel" "trixie-backports offers no kernel that is not 6.12"
+		return
 	fi
-	in_root "$WORK" dkms status | sed 's/^/# trixie dkms status: /'
-	echo "# trixie install: $((SECONDS - start)) s"
-	ktap_ok
+	# 1. the package on a machine that runs trixie's 6.12: not 7.3,
+	# DKMS refuses, the package is configured all the same
+	t "install on $old: apt-get install succeeds" apt_in install-old install \
+		--no-install-recommends "/tmp/${deb##*/}"
+	t "install on $old: package configured" configured
+	t "install on $old: DKMS says why it does not build" refused "$DIR/install-old$SUF.log" "$old"
+	t "install on $old: no module" no_module "$old"
+	# 2. the kernel upgrade to backports: DKMS's hook builds for it
+	t "upgrade to $bpo: apt-get install -t trixie-backports linux-image-amd64 linux-headers-amd64" \
+		apt_in upgrade install -t trixie-backports linux-image-amd64 linux-headers-amd64
+	t "upgrade to $bpo: dkms status installed" expect_state "$bpo" installed
+	t "upgrade to $bpo: modprobe finds ours, built by gcc-14" ours_for "$bpo"
+	t "upgrade to $bpo: still nothing for $old" no_module "$old"
+	# 3. purge after the upgrade
+	t "purge after the upgrade: nothing left for any kernel" purged purge-upgrade
 }
 
 # Files the purge may leave, with the reason: DKMS's module signing key
@@ -347,23 +423,23 @@ KEEP='^\./var/lib/dkms(/mok\.(key|pub))?$'
 
 cmd_purge() {
 	local left
-	log=$DIR/purge.log
+	log=$DIR/purge$SUF.log
 	: >"$log"
 	exec 9>"$DIR/lock"
 	flock -w 3600 9 || die "another trixie.sh holds $DIR/lock"
-	[ -f "$DIR/before.list" ] || die "no installed work root: trixie.sh install DEB"
+	[ -f "$DIR/before$SUF.list" ] || die "no installed work root: trixie.sh install DEB"
 	ver=$(in_root "$WORK" dpkg-query -W -f='${Version}' "$PKG" 2>/dev/null) ||
 		die "$PKG is not installed in $WORK"
 	t "purge: nothing of the module left for any kernel" purged purge
-	snapshot "$DIR/after.list"
-	left=$(comm -13 "$DIR/before.list" "$DIR/after.list" | grep -vE "$KEEP" || true)
+	snapshot "$DIR/after$SUF.list"
+	left=$(comm -13 "$DIR/before$SUF.list" "$DIR/after$SUF.list" | grep -vE "$KEEP" || true)
 	if [ -z "$left" ]; then
 		ktap_test_pass "purge: the root holds what it held before the install"
 	else
 		ktap_test_fail "purge: the root holds what it held before the install" \
 			"left: $(echo "$left" | head -n 5 | tr '\n' ' ')"
 	fi
-	left=$(comm -23 "$DIR/before.list" "$DIR/after.list" || true)
+	left=$(comm -23 "$DIR/before$SUF.list" "$DIR/after$SUF.list" || true)
 	if [ -z "$left" ]; then
 		ktap_test_pass "purge: nothing of the machine's own removed"
 	else
