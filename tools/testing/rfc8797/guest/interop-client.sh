@@ -39,8 +39,8 @@ ktap_begin interop-client
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--prefix) prefix=$2; shift 2 ;;
-	--no-private-data) client_set cm_private_data 0 2>/dev/null ||
-		{ fail "$prefix-client-knob" "this kernel has no switch for its private data"; exit 1; }
+	--no-private-data) cm_omit client ||
+		{ fail "$prefix-client-knob" "this kernel cannot leave out its private data (fail_rpcrdma)"; exit 1; }
 		shift ;;
 	--inline=*)	# WRITE:READ, rdma_max_inline_write and _read (any kernel)
 		wr=${1#--inline=}

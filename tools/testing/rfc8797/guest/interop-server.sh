@@ -252,8 +252,8 @@ wait_s=600 trace=1 transport=rxe still=0
 ktap_begin interop-server
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--no-private-data) echo 0 >$SYS/cm_private_data 2>/dev/null ||
-		{ fail server-knob "this kernel has no switch for its private data"; exit 1; }
+	--no-private-data) cm_omit server ||
+		{ fail server-knob "this kernel cannot leave out its private data (fail_rpcrdma)"; exit 1; }
 		shift ;;
 	--wait) wait_s=$2; shift 2 ;;
 	--no-trace) trace=0; shift ;;

@@ -211,9 +211,40 @@ mstat() {
 }
 
 # client_set NAME VALUE: a client setting, /proc/sys/sunrpc/rdma_NAME
-# (max_inline_read, max_inline_write, remote_invalidation,
-# cm_private_data); read at the next connection attempt
+# (max_inline_read, max_inline_write, remote_invalidation); read at the
+# next connection attempt
 client_set() { echo "$2" >"/proc/sys/sunrpc/rdma_$1"; }
+
+# cm_omit none|client|server|both: make this kernel's client, server or
+# both send no CM Private Data, as peers before RFC 8797 do, from the
+# next connection on; none stops it.  This is the fault injection
+# capability fail_rpcrdma (debugfs: a test facility, not ABI), set to
+# fire on every connection and to log nothing.  Fails on a kernel
+# without it (CONFIG_FAIL_SUNRPC unset, e.g. Debian's).
+FAIL_RPCRDMA=/sys/kernel/debug/fail_rpcrdma
+cm_omit() {
+	local d=$FAIL_RPCRDMA c=Y s=Y p=100
+	modprobe rpcrdma 2>/dev/null
+	[ -d $d ] || mountpoint -q /sys/kernel/debug ||
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	[ -d $d ] || { echo "cm_omit: no $d" >&2; return 1; }
+	case $1 in
+	none) p=0 ;;
+	client) c=N ;;
+	server) s=N ;;
+	both) c=N s=N ;;
+	*) echo "cm_omit: $1?" >&2; return 1 ;;
+	esac
+	echo 0 >$d/verbose && echo -1 >$d/times && echo 1 >$d/interval &&
+		echo $c >$d/ignore-client-cm-private &&
+		echo $s >$d/ignore-server-cm-private && echo $p >$d/probability
+}
+
+# cm_omitted client|server: cm_omit has that side send no message
+cm_omitted() {
+	local d=$FAIL_RPCRDMA k=ignore-$1-cm-private
+	[ -d $d ] && [ "$(cat $d/probability)" != 0 ] && [ "$(cat $d/$k)" = N ]
+}
 
 # cm KEY [SERVER]: what the client's connected RPC-over-RDMA transport
 # to SERVER (default $SERVER_ADDR) reports as rdma_KEY in its sysfs
@@ -259,8 +290,8 @@ cm_trace_start() {
 # cm_traced KEY SERVER: rdma_KEY of the client's last connection to
 # SERVER, from the two events of that connection in $CM_TRACE (cm only
 # asks while a transport to SERVER is connected: these are its values,
-# the last of several when there are several); client_sent is the
-# rdma_cm_private_data setting, which that connection read
+# the last of several when there are several); client_sent is what
+# cm_omit set, which that connection read
 cm_traced() {
 	local p i
 	p=$(grep -v '^#' $CM_TRACE/trace 2>/dev/null | grep -F "xprtrdma_cm_private: " |
@@ -273,7 +304,7 @@ cm_traced() {
 	server_send) field send "$p" ;;
 	server_recv) field recv "$p" ;;
 	server_r) field R "$p" ;;
-	client_sent) cat /proc/sys/sunrpc/rdma_cm_private_data 2>/dev/null ;;
+	client_sent) cm_omitted client && echo 0 || echo 1 ;;
 	client_send) echo "$i" | sed -n 's|.* local send/recv=\([0-9]*\)/.*|\1|p' ;;
 	client_recv) echo "$i" | sed -n 's|.* local send/recv=[0-9]*/\([0-9]*\) .*|\1|p' ;;
 	client_r) echo "$i" | sed -n 's|.* local send/recv=[0-9/]* R=\([0-9]*\),.*|\1|p' ;;

@@ -34,9 +34,9 @@ else
 	fail "dkms-loaded-srcversion" "loaded $(cat /sys/module/rpcrdma/srcversion 2>/dev/null) != $(modinfo -F srcversion rpcrdma)"
 fi
 # our views and settings: the server's connection list, its Send counters
-# and knobs, the client's sysctls (all in rpcrdma.ko)
+# and settings, the client's sysctls (all in rpcrdma.ko)
 for f in /proc/net/rpc/svc_rdma_connections /proc/sys/sunrpc/svc_rdma/rdma_stat_send_inv \
-		/proc/sys/sunrpc/svc_rdma/cm_private_data /proc/sys/sunrpc/rdma_cm_private_data; do
+		/proc/sys/sunrpc/svc_rdma/max_send_size /proc/sys/sunrpc/rdma_remote_invalidation; do
 	check "dkms-view-${f##*/}" test -e "$f"
 done
 # the series' defaults: 8 KiB inline thresholds on both sides (Debian's

@@ -43,7 +43,7 @@ CLI_MSG=$(hex_of_message $CLI_R $CLI_SEND $CLI_RECV)
 setup_rdma "$TRANSPORT" || { fail hostile-client-setup "rdma link add failed"; exit 1; }
 modprobe rpcrdma 2>/dev/null
 client_set max_inline_write $CLI_SEND && client_set max_inline_read $CLI_RECV &&
-	client_set remote_invalidation 1 && client_set cm_private_data 1 ||
+	client_set remote_invalidation 1 ||
 	{ fail hostile-client-params "cannot configure the client"; exit 1; }
 trace_on rpcrdma/xprtrdma_cm_private
 # what cm-peer must print for our client's connect request

@@ -39,7 +39,7 @@ SRV_MSG=$(hex_of_message $SRV_R $SRV_SEND $SRV_RECV)
 setup_rdma "$TRANSPORT" || { fail hostile-server-setup "rdma link add failed"; exit 1; }
 start_nfsd || { fail hostile-server-nfsd "nfsd did not start"; exit 1; }
 echo $SRV_RECV >$SYS/max_req_size && echo $SRV_SEND >$SYS/max_send_size &&
-	echo $SRV_R >$SYS/remote_invalidation && echo 1 >$SYS/cm_private_data ||
+	echo $SRV_R >$SYS/remote_invalidation ||
 	{ fail hostile-server-sysctl "cannot configure the server"; exit 1; }
 trace_on rpcrdma/svcrdma_cm_private
 [ -r $CONNS ] || { fail hostile-server-procfile "$CONNS missing"; exit 1; }

@@ -1,21 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Client knobs: the sysctls /proc/sys/sunrpc/rdma_max_inline_read,
-# rdma_max_inline_write, rdma_remote_invalidation and rdma_cm_private_data
-# exist on every kernel (not only with CONFIG_SUNRPC_DEBUG), refuse
-# out-of-range values and keep the old value; no module parameter
-# duplicates them.  With rdma_cm_private_data=0 the client sends no CM
-# Private Data, the server falls back to RFC 8166 defaults, the client
-# assumes them for itself (1 KiB both ways, no R) and NFS still works;
-# with rdma_remote_invalidation=0 the R bit is not offered.
+# rdma_max_inline_write and rdma_remote_invalidation exist on every
+# kernel (not only with CONFIG_SUNRPC_DEBUG), refuse out-of-range values
+# and keep the old value; no module parameter duplicates them, and no
+# sysctl turns the CM Private Data off.  With rdma_remote_invalidation=0
+# the R bit is not offered.
 #
-# With the server's CM Private Data turned off (svc_rdma sysctl
-# cm_private_data=0) the client must see status absent and 1 KiB both
-# ways.  The client's view is its transport's sysfs xprt_info.
+# Peers before RFC 8797, played with fault injection (cm_omit): a
+# client that sends no CM Private Data makes the server fall back to the
+# RFC 8166 defaults, the client assumes them for itself (1 KiB both
+# ways, no R) and NFS still works; against a server that sends none the
+# client must see status absent and 1 KiB both ways.  The client's view
+# is its transport's sysfs xprt_info.
 . "$(dirname "$0")/../lib.sh"
 
-ktap_begin client-knobs 55
-SVC_PRIVATE_KNOB=/proc/sys/sunrpc/svc_rdma/cm_private_data
+ktap_begin client-knobs 51
 
 modprobe rpcrdma 2>/dev/null
 # the shipped defaults, read before anything sets them: 8 KiB inline
@@ -24,12 +24,14 @@ got="$(cat /proc/sys/sunrpc/rdma_max_inline_read) $(cat /proc/sys/sunrpc/rdma_ma
 got="$got $(cat /proc/sys/sunrpc/svc_rdma/max_req_size)"
 [ "$got" = "8192 8192 8192" ] && pass default-thresholds ||
 	fail default-thresholds "client read/write, server max_req_size: '$got', want 8192 each"
-for k in max_inline_read max_inline_write remote_invalidation cm_private_data; do
+for k in max_inline_read max_inline_write remote_invalidation; do
 	[ -e /proc/sys/sunrpc/rdma_$k ] && pass "sysctl-$k-exists" ||
 		fail "sysctl-$k-exists" "no /proc/sys/sunrpc/rdma_$k"
 	[ ! -e /sys/module/rpcrdma/parameters/$k ] && pass "no-second-interface-$k" ||
 		fail "no-second-interface-$k" "module parameter $k duplicates the sysctl"
 done
+[ ! -e /proc/sys/sunrpc/rdma_cm_private_data ] && pass no-cm-private-data-sysctl ||
+	fail no-cm-private-data-sysctl "a sysctl turns the message off: a test hook in the ABI"
 # refusals: the write fails and the value is unchanged
 refuses() {	# refuses SETTING GOOD BAD...
 	local k=$1 good=$2 bad f=/proc/sys/sunrpc/rdma_$1
@@ -53,7 +55,6 @@ for k in max_inline_read max_inline_write; do
 	done
 done
 refuses remote_invalidation 1 2 -1 maybe
-refuses cm_private_data 1 2 -1 maybe
 
 setup_nfs_rdma
 client_set max_inline_read 16384
@@ -86,15 +87,17 @@ run_case default "8192 8192 $TR_REMOTE_INV $TR_REMOTE_INV found 1"
 client_set remote_invalidation 0
 run_case no-remote-inv "8192 8192 0 0 found 1"
 client_set remote_invalidation 1
-client_set cm_private_data 0
-run_case no-private-data "1024 1024 0 0 found 0"
-client_set cm_private_data 1
-if echo 0 >"$SVC_PRIVATE_KNOB"; then
-	run_case server-no-private-data "1024 1024 $TR_REMOTE_INV 0 absent 1"
-	echo 1 >"$SVC_PRIVATE_KNOB"
+if cm_omit client; then
+	run_case no-private-data "1024 1024 0 0 found 0"
 else
-	fail server-no-private-data "cannot write $SVC_PRIVATE_KNOB"
+	fail no-private-data "no fault injection (fail_rpcrdma)"
 fi
+if cm_omit server; then
+	run_case server-no-private-data "1024 1024 $TR_REMOTE_INV 0 absent 1"
+else
+	fail server-no-private-data "no fault injection (fail_rpcrdma)"
+fi
+cm_omit none
 trace_dump | grep -o 'xprtrdma_\(cm_private\|inline_thresh\).*' | sort | uniq -c
 
 check_dmesg dmesg-clean

@@ -6,7 +6,8 @@
 #    the global and per-connection counters grow and agree with the
 #    server's svcrdma_post_send tracepoint (inv_rkey != 0).
 #  - R off on the server (remote_invalidation=0), and no server private
-#    data at all (cm_private_data=0): zero Send With Invalidate posted.
+#    data at all (fault injection, cm_omit server): zero Send With
+#    Invalidate posted.
 #  - R off on the client (rpcrdma.remote_invalidation=N): none either.
 #  - The client's count of replies that carried an invalidation (the
 #    30th field of its mountstats xprt line) equals the server's send_inv.
@@ -41,7 +42,8 @@ run_case() {
 	local g0 g1 p0 p1 line inv plain tinv cinv
 	wait_no_conns || fail "$t-idle" "old connection still listed"
 	# a setting that did not take would leave the last case's in place
-	echo "$rinv" >$SYS/remote_invalidation && echo "$priv" >$SYS/cm_private_data &&
+	echo "$rinv" >$SYS/remote_invalidation &&
+		{ [ "$priv" = 1 ] && cm_omit none || cm_omit server; } &&
 		{ [ -z "$knob" ] || echo "${knob#*=}" >"${knob%=*}"; } ||
 		{ fail "$t" "a setting was refused"; return; }
 	trace_on rpcrdma/svcrdma_post_send rpcrdma/svcrdma_cm_private
@@ -92,7 +94,7 @@ run_case both-on-again 1 1 $on
 run_case client-off 1 1 none /proc/sys/sunrpc/rdma_remote_invalidation=0
 client_set remote_invalidation 1
 echo 1 >$SYS/remote_invalidation
-echo 1 >$SYS/cm_private_data
+cm_omit none
 
 # A statistics counter read in pieces reads as in one go: each read goes
 # on from the file position (one octet at a time, and from the second

@@ -7,9 +7,9 @@
 #   s2c = min(server send, client receive)
 # and must agree with what the client negotiated (xprtrdma_inline_thresh).
 # Also: out-of-range knob values are refused (EINVAL, value unchanged,
-# as every proc_douintvec_minmax() sysctl does), and with
-# cm_private_data=0 the server sends nothing and both peers use the
-# RFC 8166 defaults for the server.
+# as every proc_douintvec_minmax() sysctl does), and when fault
+# injection (cm_omit server) leaves out the server's message, both peers
+# use the RFC 8166 defaults for the server.
 . "$(dirname "$0")/../lib.sh"
 
 ktap_begin server-sizes 36
@@ -30,7 +30,8 @@ run_case() {
 		{ fail "$name" "cannot set the client's sizes $cr/$cw"; return; }
 	echo "$sreq" >$SYS/max_req_size || { fail "$name" "cannot set max_req_size=$sreq"; return; }
 	echo "$ssend" >$SYS/max_send_size || { fail "$name" "cannot set max_send_size=$ssend"; return; }
-	echo "$priv" >$SYS/cm_private_data || { fail "$name" "cannot set cm_private_data=$priv"; return; }
+	{ [ "$priv" = 1 ] && cm_omit none || cm_omit server; } ||
+		{ fail "$name" "cannot make the server's message sent=$priv"; return; }
 	trace_on rpcrdma/svcrdma_cm_private
 	if ! mount_nfs 3 $MNT; then
 		fail "$name" "mount failed"
@@ -89,7 +90,7 @@ run_case asym-a     1024   16384   8192   32768
 run_case asym-b     65536  2048    65536  4096
 run_case srv-1k     16384  16384   1024   1024
 run_case nopriv     16384  16384   16384  0     0
-echo 1 >$SYS/cm_private_data
+cm_omit none
 
 # Send SGEs follow max_send_size too: with max_send_size above
 # max_req_size, a reply sent inline is mapped page by page, not copied
@@ -161,7 +162,7 @@ memory_case
 # out-of-range values are refused and change nothing
 echo 4096 >$SYS/max_req_size
 for kv in max_req_size=512 max_req_size=70000 max_send_size=1000 \
-	  max_send_size=70000 remote_invalidation=2 cm_private_data=7; do
+	  max_send_size=70000 remote_invalidation=2; do
 	k=${kv%=*} v=${kv#*=}
 	# a knob that cannot be read (or is missing) refuses nothing
 	if ! old=$(cat $SYS/$k) || [ -z "$old" ]; then
@@ -174,6 +175,8 @@ for kv in max_req_size=512 max_req_size=70000 max_send_size=1000 \
 		pass "srv-sizes-refuse-$k-$v"
 	fi
 done
+[ ! -e $SYS/cm_private_data ] && pass srv-sizes-no-cm-private-data-sysctl ||
+	fail srv-sizes-no-cm-private-data-sysctl "a sysctl turns the message off: a test hook in the ABI"
 echo 0 >$SYS/max_send_size && pass srv-sizes-send-size-zero-ok ||
 	fail srv-sizes-send-size-zero-ok "0 refused"
 
