@@ -35,7 +35,8 @@
 #   make wireshark-live   the dissector on new two-guest captures, checked
 #                   against what both peers reported (about 3 minutes)
 #   make dkms       the patched rpcrdma.ko as a DKMS package for Debian's
-#                   6.12 kernels, Debian 12 and 13 (tools/testing/rfc8797/dkms/README.rst)
+#                   6.12 kernels, Debian 12 and 13; make dkms BASE=mainline:
+#                   for Debian 13's backports 7.3 (tools/testing/rfc8797/dkms/README.rst)
 #   make help       these targets and the variables that tune them
 #
 # Caches (tree, build, ccache, stock kernel, runs) live in
@@ -127,8 +128,9 @@ wireshark: deps
 wireshark-check: deps
 	@$(H)/check.sh wireshark
 
-# the DKMS package is the 6.12 line's
-dkms: export RFC8797_BASE := 6.12
+# the DKMS package of BASE= (6.12 when not given: rpcrdma-rfc8797-dkms;
+# mainline: rpcrdma-rfc8797-7.3-dkms)
+dkms: export RFC8797_BASE := $(if $(BASE_SET),$(BASE),6.12)
 dkms: tree
 	@$(H)/deps.sh dkms
 	@$(H)/dkms.sh package >/dev/null
@@ -161,8 +163,10 @@ help:
 	@echo "  DKMS_INSTALL       dkms stage, set: also dpkg -i and apt purge the package in a"
 	@echo "                     stock guest (about 15 minutes)"
 	@echo "  TRIXIE_TESTS       trixie stage: guest/tests/test-NAME.sh run on Debian 13's kernel with"
-	@echo "                     the module DKMS built there (default: agree client-negotiate"
-	@echo "                     server-remote-inv)"
+	@echo "                     the module DKMS built there (6.12: trixie's 6.12; mainline: the"
+	@echo "                     backports 7.3) (default: agree client-negotiate server-remote-inv)"
+	@echo "  TRIXIE73_INTEROP_CELLS  trixie stage on mainline: also these interop cells (a regex,"
+	@echo "                     e.g. trixie-7.3; default none, for time: make interop runs them)"
 	@echo "  TRIXIE_REFRESH     set: debootstrap the cached trixie root again"
 	@echo "  INTEROP_VERSIONS   make interop: only these NFS versions, e.g. 4.2 (default: 3 4.2)"
 	@echo "  DEBIAN_RETRIES     how often a guest (pair) that Debian's kernel crashed, ours not,"
@@ -178,8 +182,9 @@ help:
 	@echo "                     (what the later ones do, one step of a bisection)"
 	@echo "  FUZZ_SECONDS       libFuzzer time of make fuzz (default 600; the check stage runs 60)"
 	@echo "  WIRESHARK_LIVE_CASES  make wireshark-live: these cases of wireshark/live.sh (default: its first three)"
-	@echo "  RFC8797_KERNEL     kernel of every guest: ours (default), debug, base, stock, dkms,"
-	@echo "                     trixie or a path"
+	@echo "  RFC8797_KERNEL     kernel of every guest: ours (default), debug, base, stock (Debian 12's"
+	@echo "                     6.12), stock-7.3 (Debian 13's backports 7.3), dkms, trixie, trixie-7.3"
+	@echo "                     or a path"
 	@echo "  RFC8797_INJECT     break a run on purpose, to see a test turn red:"
 	@awk -F'\t' '!/^#/ { printf "                     %-17s %s\n", $$1, $$2 }' $(H)/inject.list
 	@echo "  RFC8797_CACHE      where the tree, builds and runs live (default ~/.cache/rfc8797)"
