@@ -23,6 +23,13 @@ ver=$(cat /sys/module/rpcrdma/version 2>/dev/null)
 log "rpcrdma loaded: version '$ver', srcversion $(cat /sys/module/rpcrdma/srcversion 2>/dev/null)," \
 	"modinfo srcversion $(modinfo -F srcversion rpcrdma)"
 log "modinfo: $(modinfo rpcrdma | grep -E '^(filename|version|rfc8797_|vermagic|signer)' | tr '\n' ';')"
+# what an administrator sees: dkms status where the userland has dkms
+# (the trixie roots), and modinfo in full
+if command -v dkms >/dev/null; then
+	dkms status 2>&1 | while read -r l; do log "dkms status: $l"; done
+fi
+modinfo rpcrdma 2>&1 | grep -vE '^(sig_key|sig_hashalgo|sig_id|signature):|^[[:space:]]' |
+	while read -r l; do log "modinfo rpcrdma: $l"; done
 case "$ver" in
 rfc8797-*) pass "dkms-loaded-version" ;;
 *) fail "dkms-loaded-version" "/sys/module/rpcrdma/version is '$ver'" ;;
