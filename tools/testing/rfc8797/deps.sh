@@ -14,6 +14,7 @@ src=()
 pkgs=(
 	"${src[@]}"
 	build-essential flex bison bc libelf-dev libssl-dev dwarves ccache sparse python3 python3-ply python3-git
+	python3-yaml	# the kernel's YNL library (guest/conns.py: nfsd's rdma-conn-get)
 	qemu-system-x86 busybox-static cpio xz-utils kmod iproute2
 	rdma-core ibverbs-utils rdmacm-utils librdmacm-dev libibverbs-dev
 	nfs-kernel-server nfs-common rpcbind fio

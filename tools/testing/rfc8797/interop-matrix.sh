@@ -462,7 +462,7 @@ $(for l in "${retried[@]}"; do printf '\n%s\n' "$l"; done)
 
 "client view": the client's \`xprtrdma_inline_thresh\` tracepoint, and for
 our client R offered/negotiated and the parse status (its sysfs xprt_info);
-"server view": our server's \`svc_rdma_connections\` line, read while the
+"server view": our server's connection line (nfsd's netlink dump rdma-conn-get, or 6.12's procfs file), read while the
 client was connected (the stock server has no such file).  Counters are
 summed over the fio mount and the read-back mount of each NFS version,
 from snapshots both sides take before each mount and before each unmount

@@ -79,7 +79,7 @@ evidence() {
 		cat /proc/"$p"/stack
 	done >/results/dstate-stacks.txt 2>&1
 	timeout 10 rdma res show >/results/rdma-res.txt 2>&1
-	cat /proc/net/rpc/svc_rdma_connections >/results/svc-conns.txt 2>&1
+	conns >/results/svc-conns.txt 2>&1
 	grep -h 'xprt:.*rdma' /proc/self/mountstats >/results/mountstats.txt 2>&1
 	dmesg >/results/dmesg-live.txt
 	[ "$trace" = 1 ] && cat /sys/kernel/tracing/trace >/results/trace.txt

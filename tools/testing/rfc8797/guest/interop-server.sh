@@ -13,9 +13,9 @@
 # A, B: the global rdma_stat_send_inv and rdma_stat_send_plain ("na" on a
 # stock kernel); C, D: svcrdma_post_send tracepoints (both kernels have
 # it) with and without an inv_rkey since nfsd started; CONNECTION: the
-# first line of /proc/net/rpc/svc_rdma_connections ("n/a (stock)" on a
+# first line of the server's connection list (conns) ("n/a (stock)" on a
 # kernel without it), N its number of lines.  Every 0.5 s the server also
-# keeps the last non-empty svc_rdma_connections in /results/server-view.txt.
+# keeps the last non-empty connection list in /results/server-view.txt.
 # SQ=S in the answer counts the times a Send or an RDMA Read/Write chain
 # found the Send Queue full: svcrdma_sq_full tracepoints in a trace
 # instance of their own (entries plus overruns: both kernels have the
@@ -70,7 +70,6 @@
 # host attributes a modular kernel's (Debian's) instructions to layers
 #   interop-server.sh --request LINE   (run by the listener)
 SYS=/proc/sys/sunrpc/svc_rdma
-CONNS=/proc/net/rpc/svc_rdma_connections
 T=/sys/kernel/tracing
 SQ_TRACE=$T/instances/rfc8797-sq
 
@@ -97,7 +96,7 @@ request() {
 		# the Receive buffers' size: what our server lists for the
 		# connection (a stock client's 4096 becomes 5119), else SIZE
 		local size=${1#mem } l
-		l=$(head -n 1 "$CONNS" 2>/dev/null)
+		l=$(conns 2>/dev/null | head -n 1)
 		[ -n "$(field recv_buf "$l")" ] && size=$(field recv_buf "$l")
 		# shellcheck disable=SC2046
 		set -- $(kmalloc_count 'svc_rdma_[a-z_]*recv' "$size") \
@@ -233,8 +232,7 @@ snapshot() {
 		swi=$(grep -vc 'inv_rkey=0x00000000' /tmp/posts)
 		tplain=$(grep -c 'inv_rkey=0x00000000' /tmp/posts)
 	fi
-	if [ -r $CONNS ]; then
-		cat $CONNS >/tmp/conns
+	if conns >/tmp/conns 2>/dev/null; then
 		n=$(grep -c . /tmp/conns)
 		line=$(head -n 1 /tmp/conns)
 	fi
@@ -302,7 +300,7 @@ echo ready >/results/ready
 client_done() {
 	local conns=""
 	[ -e "$EXPORT/DONE" ] && return 0
-	[ -r "$CONNS" ] && conns=$(cat "$CONNS")
+	conns=$(conns 2>/dev/null)
 	[ -n "$conns" ] && echo "$conns" >/results/server-view.txt
 	return 1
 }
@@ -335,7 +333,7 @@ if [ "$still" = 1 ]; then
 	! read -r _ </proc/modules || grep -E '^[0-9a-f]+ [tTwW] ' /proc/kallsyms >/results/kallsyms.txt
 fi
 echo "== server view (last seen while connected)"
-cat /results/server-view.txt 2>/dev/null || echo "no $CONNS (stock kernel)"
+cat /results/server-view.txt 2>/dev/null || echo "no connection list (stock kernel)"
 echo "== server counters"
 grep . $SYS/rdma_stat_* 2>/dev/null
 check_dmesg server-dmesg-clean

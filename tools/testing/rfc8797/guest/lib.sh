@@ -314,13 +314,32 @@ cm_traced() {
 	esac
 }
 
-# The server's per-connection RFC 8797 values, one line per connection
-CONNS=/proc/net/rpc/svc_rdma_connections
+# conns: the server's open NFS/RDMA connections and their RFC 8797
+# values, one line of key=value fields each (local, remote, status,
+# offset, version, flags, client_r, client_send, client_recv, server_r,
+# server_send, server_recv, c2s, s2c, r, send_inv, send_plain, recv_buf,
+# send_buf, server_sent, sq_depth, sq_avail).  Our mainline kernel dumps
+# them in nfsd's netlink family (rdma-conn-get), read here with the
+# kernel's own YNL library from the prepared tree (guest/conns.py); the
+# 6.12 series, whose DKMS package cannot change nfsd.ko, lists them in
+# /proc/net/rpc/svc_rdma_connections in the same form.  Fails on a
+# kernel that has neither (a stock server).
+CONNS_PROC=/proc/net/rpc/svc_rdma_connections
+conns() {
+	if [ -e $CONNS_PROC ]; then
+		cat $CONNS_PROC
+	else
+		python3 "$(dirname "${BASH_SOURCE[0]}")/conns.py" "${RFC_CACHE:-/nonexistent}/mainline/tree"
+	fi
+}
 
-# no_conns: the server lists no connection (without a fork)
+# has_conns: this kernel lists the server's connections (conns works)
+has_conns() { [ -r $CONNS_PROC ] || conns >/dev/null 2>&1; }
+
+# no_conns: the server lists no connection
 no_conns() {
-	local -a _nc
-	mapfile -t _nc 2>/dev/null <"$CONNS" && [ ${#_nc[@]} = 0 ]
+	local out
+	out=$(conns 2>/dev/null) && [ -z "$out" ]
 }
 
 # wait_no_conns: until the server lists no connection (at most 20 s)

@@ -30,9 +30,9 @@ echo "  replies with remote invalidation $(mstat /mnt reminv) (not negotiated $(
 	"stray $(mstat /mnt reminv_stray)), LOCAL_INV posted $(mstat /mnt local_inv)"
 echo "== client tracepoints"
 trace_dump | grep -oE 'xprtrdma_(cm_private|inline_thresh).*' | sort -u | sed 's/^/  /'
-echo "== negotiated, server side (/proc/net/rpc/svc_rdma_connections)"
-if [ -e /proc/net/rpc/svc_rdma_connections ]; then
-	sed 's/^/  /' /proc/net/rpc/svc_rdma_connections
+echo "== negotiated, server side (nfsd's netlink dump rdma-conn-get, or 6.12's /proc/net/rpc/svc_rdma_connections)"
+if has_conns; then
+	conns | sed 's/^/  /'
 else
 	echo "  (this kernel does not expose the server's values)"
 fi

@@ -69,7 +69,7 @@ for th in "$@"; do
 				"$(ratio $(( $(mstat $mnt local_inv) - l0 )) $n) |" \
 				"$(ratio $(( $(mstat $mnt reminv) - i0 )) $n) |" \
 				"$(ratio $(( $(cat $S/rdma_stat_send_inv) - v0 )) $n) |" \
-				"$(cat $S/rdma_stat_sq_starve) | $(field recv_buf "$(cat $CONNS)") |" \
+				"$(cat $S/rdma_stat_sq_starve) | $(field recv_buf "$(conns)") |" \
 				"$(cm s2c) |" >>$out
 			if timeout 300 fio --name=check --filename=$f --rw=read --bs=$bs \
 					--size=8m --ioengine=libaio --iodepth=16 --direct=1 \

@@ -23,7 +23,7 @@
 # (SEC: the client guest's time limit, default 300).  capture-client.sh
 # reads both peers' views of each connection in the guests while it is
 # up and writes them to client/views.txt: the server's
-# /proc/net/rpc/svc_rdma_connections line (our server), our client's
+# connection line (conns, our server), our client's
 # sysfs xprt_info rdma_* keys, the client's xprtrdma_inline_thresh
 # tracepoint (both kernels), and before the unmount the client's count
 # of replies that invalidated an MR remotely (xprtrdma_mr_reminv, both

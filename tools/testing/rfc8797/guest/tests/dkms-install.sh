@@ -58,7 +58,7 @@ if mount_nfs 3 /mnt/v3; then
 	else
 		fail "dkms-install-nfs3-checksum" "remount failed or the read-back differs"
 	fi
-	log "server view: $(head -n 1 "$CONNS")"
+	log "server view: $(conns | head -n 1)"
 	umount_nfs /mnt/v3
 else
 	fail "dkms-install-nfs3-mount" "mount failed"

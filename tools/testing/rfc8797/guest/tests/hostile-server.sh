@@ -8,7 +8,7 @@
 # cm-peer) connects to our NFS server's RDMA listener with exactly the
 # row's octets as Private Data and holds the connection while this
 # script reads what the server made of it.  Each row asserts:
-#   NAME-parse  the connection's line in /proc/net/rpc/svc_rdma_connections:
+#   NAME-parse  the connection's line in the server's connection list (conns):
 #               parse status, offset, version, flags, the client's R and
 #               sizes as parsed, the server's own settings, the negotiated
 #               c2s = min(client send, server recv), s2c = min(server send,
@@ -42,7 +42,7 @@ echo $SRV_RECV >$SYS/max_req_size && echo $SRV_SEND >$SYS/max_send_size &&
 	echo $SRV_R >$SYS/remote_invalidation ||
 	{ fail hostile-server-sysctl "cannot configure the server"; exit 1; }
 trace_on rpcrdma/svcrdma_cm_private
-[ -r $CONNS ] || { fail hostile-server-procfile "$CONNS missing"; exit 1; }
+has_conns || { fail hostile-server-procfile "no connection list (conns)"; exit 1; }
 # what cm-peer must print for the server's accept
 SRV_REPLY="event=RDMA_CM_EVENT_ESTABLISHED status=0 len=$OURLEN"
 SRV_REPLY="$SRV_REPLY data=$SRV_MSG$(zeros $((OURLEN - 8)))"
@@ -56,7 +56,7 @@ log "transport $TRANSPORT ($VIEW view), max Private Data $MAXLEN," \
 # shellcheck disable=SC2317 # run by slowwait
 conns_listed() {
 	local -n _cl_lines=$1 _cl_line=$2
-	mapfile -t _cl_lines <"$CONNS"
+	mapfile -t _cl_lines < <(conns)
 	printf -v _cl_line '%s\n' "${_cl_lines[@]}"
 	_cl_line=${_cl_line%$'\n'}
 	[ ${#_cl_lines[@]} != 0 ]
@@ -70,7 +70,7 @@ row() {
 
 	row_expect "$1" "$2" "$4" "${5:-$4}" $SRV_R $SRV_SEND $SRV_RECV || return
 
-	wait_no_conns || fail "$name-idle" "a connection is still listed: $(cat $CONNS)"
+	wait_no_conns || fail "$name-idle" "a connection is still listed: $(conns)"
 	echo >$T/trace
 	log "$name: $((${#hex} / 2)) octets: $hex"
 	# the hold ends when this script has read the server's state
@@ -147,7 +147,7 @@ run_rows
 if wait_no_conns; then
 	pass no-connection-left
 else
-	fail no-connection-left "still listed: $(cat $CONNS)"
+	fail no-connection-left "still listed: $(conns)"
 fi
 
 # call_case NAME RECV EXPECT: cm-peer connects advertising R=0, Send
@@ -243,13 +243,13 @@ send_case() {
 }
 send_case no-private-data-4k "" 4096
 send_case rounded-down-1500 "$(hex_of_message 0 1024 4096)" 1500
-wait_no_conns || fail call-no-connection-left "still listed: $(cat $CONNS)"
+wait_no_conns || fail call-no-connection-left "still listed: $(conns)"
 
 # the server still serves an ordinary client, with the usual negotiation
 MNT=/mnt/hostile
 server_view() {
 	local line cw cr
-	line=$(cat $CONNS)
+	line=$(conns)
 	# our client advertises its rdma_max_inline_write/_read and R
 	cw=$(cat /proc/sys/sunrpc/rdma_max_inline_write)
 	cr=$(cat /proc/sys/sunrpc/rdma_max_inline_read)

@@ -13,7 +13,7 @@
 # hand-built chunk lists of 4-octet segments to our NFS server, whose
 # Send Queue is made small (max_requests 4) so that one call can fill
 # it.  The connection's depth (sq_depth) and Receive size are read from
-# /proc/net/rpc/svc_rdma_connections, and the Send Queue entries one
+# the server's connection list (conns), and the Send Queue entries one
 # Read segment costs on this transport from the svcrdma_post_read_chunk
 # tracepoint of a 10-segment call.  Cases:
 #   read-exact   a NULL call behind a Read chunk whose RDMA Reads take
@@ -57,7 +57,7 @@ GRACE_END=$((SECONDS + 12))
 # Read list of such a call (24 octets per segment)
 echo 4 >$SYS/max_requests && echo $SRV_RECV >$SYS/max_req_size ||
 	{ fail chunks-sysctl "cannot configure the server"; exit 1; }
-[ -r "$CONNS" ] || { fail chunks-procfile "$CONNS missing"; exit 1; }
+has_conns || { fail chunks-procfile "no connection list (conns)"; exit 1; }
 # cm-peer's Private Data: it may Send 16 KiB and Receive 4 KiB
 MSG=$(hex_of_message 0 16384 4096)
 # the file the Write chunk calls READ, 16 octets repeated
@@ -79,7 +79,7 @@ peer() {
 # conn_line: the one connection listed, into LINE
 conn_line() {
 	local -a L
-	mapfile -t L <"$CONNS"
+	mapfile -t L < <(conns)
 	[ ${#L[@]} = 1 ] && LINE=${L[0]}
 }
 
@@ -236,7 +236,7 @@ fi
 if wait_no_conns; then
 	pass no-connection-left
 else
-	fail no-connection-left "still listed: $(cat $CONNS)"
+	fail no-connection-left "still listed: $(conns)"
 fi
 grep -E 'svcrdma_(sq_full|err_chunk)' /sys/kernel/tracing/trace | tail -n 5
 

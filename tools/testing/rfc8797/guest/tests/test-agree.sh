@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Both peers ours: for each size configuration the client's view
-# (sysfs xprt_info) and the server's view (/proc/net/rpc/svc_rdma_connections)
+# (sysfs xprt_info) and the server's view (conns: nfsd's netlink dump, or 6.12's procfs file)
 # of the connection must agree with each other and with RFC 8797:
 #   c2s = min(client send, server recv), s2c = min(server send, client recv)
 #   R = client R && server R (&& the device can: TR_REMOTE_INV)
@@ -17,7 +17,7 @@ cfgs=("1024 1024 1 1024 0 1" "4096 4096 1 4096 0 1" "16384 16384 1 16384 0 1"
 ktap_begin agree $((2 + ${#cfgs[@]} * 2 * 3))
 
 # kv KEY: KEY's value on the last line of the server's list
-kv() { field "$1" "$(tail -n 1 "$CONNS")"; }
+kv() { field "$1" "$(conns | tail -n 1)"; }
 
 setup_nfs_rdma
 dd if=/dev/urandom of=/tmp/big bs=1M count=2 status=none
@@ -41,12 +41,12 @@ for cfg in "${cfgs[@]}"; do
 		cp /tmp/big "$mnt/big-$t" && sync
 		client="$(cm c2s) $(cm s2c) $(cm r)"
 		server="$(kv c2s) $(kv s2c) $(kv r)"
-		[ "$(grep -c . $CONNS)" = 1 ] || server="$(grep -c . $CONNS) connections listed"
+		[ "$(conns | grep -c .)" = 1 ] || server="$(conns | grep -c .) connections listed"
 		want="$exp_c2s $exp_s2c $exp_r"
 		[ "$client" = "$want" ] && pass "$t-client-view" ||
 			fail "$t-client-view" "client c2s s2c R '$client', expected '$want'"
 		[ "$server" = "$want" ] && pass "$t-server-view" ||
-			fail "$t-server-view" "server c2s s2c r '$server', expected '$want' ($(tail -n 1 $CONNS))"
+			fail "$t-server-view" "server c2s s2c r '$server', expected '$want' ($(conns | tail -n 1))"
 		umount_nfs "$mnt" || fail "$t-umount" "umount failed"
 		# a fresh mount reads the file back; every step's own failure
 		# is the result, never a checksum left from an earlier round

@@ -53,7 +53,7 @@ run_case() {
 	workload && pass "$t-io" || fail "$t-io" "O_DIRECT I/O or checksum failed"
 	# the server counts a Send when it completes: let the last ones
 	sleep 1
-	line=$(cat $CONNS)
+	line=$(conns)
 	cinv=$(mstat $MNT reminv)
 	umount_nfs $MNT || fail "$t-umount" "umount failed"
 	g1=$(cat $SYS/rdma_stat_send_inv) && p1=$(cat $SYS/rdma_stat_send_plain) ||

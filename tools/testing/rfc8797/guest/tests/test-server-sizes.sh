@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # In-guest test of the server side of RFC 8797: for several client and
 # server configurations, the thresholds the server negotiated (read from
-# /proc/net/rpc/svc_rdma_connections) must equal the min() rules
+# the server's connection list, conns) must equal the min() rules
 #   c2s = min(client send, server receive)
 #   s2c = min(server send, client receive)
 # and must agree with what the client negotiated (xprtrdma_inline_thresh).
@@ -17,7 +17,7 @@ MNT=/mnt/sz
 SYS=/proc/sys/sunrpc/svc_rdma
 
 setup_nfs_rdma srv-sizes-
-[ -r $CONNS ] && pass srv-sizes-procfile || { fail srv-sizes-procfile "$CONNS missing"; exit 1; }
+has_conns && pass srv-sizes-procfile || { fail srv-sizes-procfile "no connection list (conns)"; exit 1; }
 
 
 
@@ -25,7 +25,7 @@ setup_nfs_rdma srv-sizes-
 run_case() {
 	local name=srv-sizes-$1 cr=$2 cw=$3 sreq=$4 ssend=$5 priv=${6:-1}
 	local line want_c2s want_s2c sr ss out
-	wait_no_conns || fail "$name-idle" "old connection still listed: $(cat $CONNS)"
+	wait_no_conns || fail "$name-idle" "old connection still listed: $(conns)"
 	client_set max_inline_read "$cr" && client_set max_inline_write "$cw" ||
 		{ fail "$name" "cannot set the client's sizes $cr/$cw"; return; }
 	echo "$sreq" >$SYS/max_req_size || { fail "$name" "cannot set max_req_size=$sreq"; return; }
@@ -40,7 +40,7 @@ run_case() {
 	# a little traffic through the negotiated thresholds
 	out=$(ls -la $MNT/ 2>&1 >/dev/null; dd if=/dev/urandom of=$MNT/f-$1 bs=64k count=4 status=none 2>&1)
 	[ -z "$out" ] || fail "$name-io" "$out"
-	line=$(cat $CONNS)
+	line=$(conns)
 	log "$name: $line"
 	if [ "$(echo "$line" | grep -c .)" != 1 ]; then
 		fail "$name" "expected one connection, got: $line"
@@ -99,7 +99,7 @@ cm_omit none
 # perhaps a tail: 11 SGEs, which rxe offers and siw (6) does not.
 pullup_case() {
 	local name=srv-sizes-send-sges f=$MNT/sges segs n
-	wait_no_conns || fail "$name-idle" "old connection still listed: $(cat $CONNS)"
+	wait_no_conns || fail "$name-idle" "old connection still listed: $(conns)"
 	client_set max_inline_read 65536 && client_set max_inline_write 4096 &&
 		echo 4096 >$SYS/max_req_size && echo 65536 >$SYS/max_send_size ||
 		{ fail "$name" "cannot configure 64 KiB Sends with 4 KiB max_req_size"; return; }
@@ -137,7 +137,7 @@ pullup_case
 # 4096-octet buffers, counted at connect (2 * max_requests + 7 of them).
 memory_case() {
 	local name=srv-sizes-recv-memory size=$((4096 + 1023)) want got octets
-	wait_no_conns || fail "$name-idle" "old connection still listed: $(cat $CONNS)"
+	wait_no_conns || fail "$name-idle" "old connection still listed: $(conns)"
 	client_set max_inline_read 4096 && client_set max_inline_write 4096 &&
 		echo 8192 >$SYS/max_req_size && echo 0 >$SYS/max_send_size ||
 		{ fail "$name" "cannot configure a 4096 client and an 8192 server"; return; }
@@ -147,7 +147,7 @@ memory_case() {
 	set -- $(kmalloc_count 'svc_rdma_[a-z_]*recv' $size)
 	got=$1 octets=$2
 	want=$((2 * $(cat $SYS/max_requests) + 7))
-	log "$name: $got Receive buffers of $size octets took $octets octets; $(cat $CONNS)"
+	log "$name: $got Receive buffers of $size octets took $octets octets; $(conns)"
 	if [ "$got" != "$want" ]; then
 		fail "$name" "$got Receive buffers of $size octets counted, want $want"
 	elif [ "$octets" -gt $((want * 4096 * 5 / 4)) ]; then

@@ -41,7 +41,7 @@ for v in 3 4.2; do
 		fail "$t-mount" "mount failed"
 		continue
 	fi
-	line=$(grep . $CONNS | tail -1)
+	line=$(conns | grep . | tail -1)
 	log "$t: $line"
 	[ "$(field s2c "$line")" = 1024 ] && [ "$(field c2s "$line")" = 16384 ] &&
 		pass "$t-negotiated" ||
