@@ -128,6 +128,8 @@ request() {
 		perftest_server ${1#perftest }
 		return ;;
 	esac
+	# conns (the server's connection list) is guest/lib.sh's
+	. "$(dirname "$0")/lib.sh"
 	snapshot "$1"
 }
 
