@@ -224,6 +224,32 @@ perftest_listening() {
 	rdma res show cm_id 2>/dev/null | grep -q "LISTEN.*:$1\b"
 }
 
+# cm_trace_line: the last svcrdma_cm_private event in the fields of a
+# connection list line, "source=trace status=... c2s=N s2c=N r=N", for
+# our rpcrdma on a server that lists no connections: the mainline
+# series lists them through nfsd's netlink family, which the DKMS
+# package on Debian's 7.3 cannot replace (nothing when no event)
+cm_trace_line() {
+	awk '/svcrdma_cm_private: / { line = $0 }
+	END {
+		if (line == "") exit
+		sub(/.*svcrdma_cm_private: /, "", line)
+		n = split(line, w, " "); pre = ""; out = "source=trace"
+		for (i = 1; i <= n; i++) {
+			if (w[i] == "client" || w[i] == "server") { pre = w[i] "_"; continue }
+			if (w[i] == "negotiated") { pre = ""; continue }
+			split(w[i], kv, "=")
+			if (kv[1] == "addr") continue
+			if (kv[1] == "R") out = out " " pre "r=" kv[2]
+			else if (kv[1] == "send/recv") {
+				split(kv[2], sr, "/")
+				out = out " " pre "send=" sr[1] " " pre "recv=" sr[2]
+			} else out = out " " pre kv[1] "=" kv[2]
+		}
+		print out
+	}' $T/trace 2>/dev/null
+}
+
 snapshot() {
 	local tag=${1//[^A-Za-z0-9.-]/_} counts swi tplain n line
 	swi=na tplain=na n=na line="n/a (stock)"
@@ -237,6 +263,8 @@ snapshot() {
 	if conns >/tmp/conns 2>/dev/null; then
 		n=$(grep -c . /tmp/conns)
 		line=$(head -n 1 /tmp/conns)
+	elif [ -n "$(cm_trace_line)" ]; then
+		line=$(cm_trace_line)
 	fi
 	echo "tag=$tag nconn=$n ${counts% SQ=*} trace_swi=$swi trace_plain=$tplain SQ=${counts##* SQ=} | $line" |
 		tee -a /results/server-snaps.txt
@@ -267,7 +295,10 @@ nic=$(nic_up) || { fail server-setup "no NIC"; exit 1; }
 setup_rdma "$transport" "$nic" "$SERVER_ADDR/24" || { fail server-setup "rdma link add failed"; exit 1; }
 start_nfsd || { fail server-nfsd "nfsd did not start"; exit 1; }
 echo 8192 >$T/buffer_size_kb 2>/dev/null
-[ "$trace" = 0 ] || trace_on rpcrdma/svcrdma_post_send
+# svcrdma_cm_private: what our server negotiated, one event per
+# connection (only our rpcrdma has it), for a server without a
+# connection list (cm_trace_line)
+[ "$trace" = 0 ] || trace_on rpcrdma/svcrdma_post_send rpcrdma/svcrdma_cm_private
 mkdir -p $SQ_TRACE && echo 64 >$SQ_TRACE/buffer_size_kb &&
 	echo 1 >$SQ_TRACE/events/rpcrdma/svcrdma_sq_full/enable ||
 	log "no svcrdma_sq_full tracepoint: SQ=na"
