@@ -266,6 +266,16 @@ stage_fuzz() {
 	else
 		result "userspace build of cm_private.c" fail "see $run/fuzz-compile.log"
 	fi
+	# the KUnit suite, unmodified, in user space under ASan and UBSan
+	# (fuzz/kunit_main.c and its <kunit/test.h> stand-in): the kernel
+	# runs it without sanitizers
+	if make -C "$RFC_HARNESS/fuzz" kunit >"$run/fuzz-kunit.log" 2>&1 &&
+	   grep -q '^# 0 of [1-9][0-9]* failed' "$run/fuzz-kunit.log"; then
+		result "KUnit suite rpcrdma_cm_private in user space under ASan and UBSan ($(sed -n 's/^# 0 of \([0-9]*\) failed/\1/p' "$run/fuzz-kunit.log") cases)" pass
+	else
+		tail -n 20 "$run/fuzz-kunit.log"
+		result "KUnit suite rpcrdma_cm_private in user space under ASan and UBSan" fail "see $run/fuzz-kunit.log"
+	fi
 }
 
 # on_debian_kernel: the guests boot one of Debian's own kernels

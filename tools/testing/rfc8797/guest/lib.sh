@@ -262,6 +262,11 @@ cm() {
 		[ "$(cat "${f%/*}/dstaddr" 2>/dev/null)" = "${2:-$SERVER_ADDR}" ] || continue
 		grep -q '^rdma_' "$f" 2>/dev/null || { live=1; continue; }
 		v=$(sed -n "s/^rdma_$1=//p" "$f" 2>/dev/null)
+		# the status is a number there (0 found, 1 absent,
+		# 2 truncated, 3 bad-version), a name in the trace
+		[ "$1" != cm_status ] || case "$v" in
+		0) v=found ;; 1) v=absent ;; 2) v=truncated ;; 3) v=bad-version ;;
+		esac
 		[ -n "$v" ] && vals="$vals $v"
 	done
 	[ -n "$vals" ] || [ "$live" = 0 ] || vals=$(cm_traced "$1" "${2:-$SERVER_ADDR}")

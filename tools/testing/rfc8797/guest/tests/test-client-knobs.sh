@@ -15,7 +15,7 @@
 # is its transport's sysfs xprt_info.
 . "$(dirname "$0")/../lib.sh"
 
-ktap_begin client-knobs 51
+ktap_begin client-knobs 52
 
 modprobe rpcrdma 2>/dev/null
 # the shipped defaults, read before anything sets them: 8 KiB inline
@@ -84,6 +84,20 @@ trace_on rpcrdma/xprtrdma_cm_private
 # negotiated where the device allows (TR_REMOTE_INV); the client asks for
 # 16 KiB, so the server's default decides
 run_case default "8192 8192 $TR_REMOTE_INV $TR_REMOTE_INV found 1"
+# every value of an RDMA transport's xprt_info is an integer: nfs-utils'
+# rpcctl reads each one with int(), and one that is not makes it show
+# every field of the transport as 0
+mount_nfs 3 /mnt/k || fail xprt-info-integers "mount failed"
+bad=$(cat /sys/kernel/sunrpc/xprt-switches/*/xprt-*/xprt_info 2>/dev/null |
+	grep '=' | grep -v '^[a-z_0-9]*=[0-9][0-9]*$')
+if [ -z "$(cm c2s | grep -v none)" ]; then
+	fail xprt-info-integers "no connected transport reports rdma_c2s"
+elif [ -n "$bad" ]; then
+	fail xprt-info-integers "not integers: $(echo $bad)"
+else
+	pass xprt-info-integers
+fi
+umount_nfs /mnt/k
 client_set remote_invalidation 0
 run_case no-remote-inv "8192 8192 0 0 found 1"
 client_set remote_invalidation 1

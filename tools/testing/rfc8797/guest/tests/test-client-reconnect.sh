@@ -8,16 +8,18 @@
 # during the events must checksum, and dmesg must stay clean.  The client
 # advertises 16 KiB both ways.
 #
-# Then RELINKS (default 8) more device removals under NFSv4.2 I/O.  Each
-# may catch the client's reconnect between address and route resolution,
-# where rdma_resolve_route() fails with -EINVAL (seen in about 1 removal
-# in 8 over siw); before "xprtrdma: Retry a connection whose device goes
-# away during route resolution" that RPC failed and the application saw
-# EIO.
+# Then, over siw, RELINKS (8) more device removals under NFSv4.2 I/O.
+# Each may catch the client's reconnect between address and route
+# resolution, where rdma_resolve_route() fails with -EINVAL (seen in 1 to
+# 3 removals in 25 over siw, never over rxe, where the window is
+# narrower); before "xprtrdma: Retry a connection whose device goes away
+# during route resolution" that RPC failed and so did the application's
+# read (EINVAL).
 . "$(dirname "$0")/../lib.sh"
 
-RELINKS=${RELINKS:-8}
-ktap_begin client-reconnect 24
+RELINKS=0
+[ "$TRANSPORT" != siw ] || RELINKS=8
+ktap_begin client-reconnect $((22 + (RELINKS > 0 ? 2 : 0)))
 
 setup_rdma || { fail setup "rdma link add failed"; exit 1; }
 check_transport transport
@@ -126,7 +128,7 @@ for v in 3 4.2; do
 	event "nfs$v-server-grows" restart_server 16384 16384 "$mnt"
 	event "nfs$v-server-shrinks" restart_server 8192 8192 "$mnt"
 	event "nfs$v-relink" relink x 8192 "$mnt"
-	[ "$v" != 4.2 ] || relinks "$mnt"
+	[ "$v" != 4.2 ] || [ "$RELINKS" = 0 ] || relinks "$mnt"
 	umount_nfs "$mnt" || fail "nfs$v-umount" "umount failed"
 	echo 4096 >/proc/sys/sunrpc/svc_rdma/max_req_size
 done
