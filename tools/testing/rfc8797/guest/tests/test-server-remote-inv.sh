@@ -41,6 +41,14 @@ run_case() {
 	local t=srv-rinv-$1 rinv=$2 priv=$3 expect=$4 knob=${5:-}
 	local g0 g1 p0 p1 line inv plain tinv cinv
 	wait_no_conns || fail "$t-idle" "old connection still listed"
+	# a server that sends no Private Data is played by fault injection,
+	# which Debian's kernels (the DKMS package's) are built without
+	if [ "$priv" = 0 ] && ! cm_omit none 2>/dev/null; then
+		skip "$t-io" "no fault injection (fail_rpcrdma) to leave out the server's Private Data"
+		skip "$t-no-send-inv" "no fault injection (fail_rpcrdma)"
+		skip "$t-client-agrees" "no fault injection (fail_rpcrdma)"
+		return
+	fi
 	# a setting that did not take would leave the last case's in place
 	echo "$rinv" >$SYS/remote_invalidation &&
 		{ [ "$priv" = 1 ] && cm_omit none || cm_omit server; } &&
@@ -94,7 +102,7 @@ run_case both-on-again 1 1 $on
 run_case client-off 1 1 none /proc/sys/sunrpc/rdma_remote_invalidation=0
 client_set remote_invalidation 1
 echo 1 >$SYS/remote_invalidation
-cm_omit none
+cm_omit none 2>/dev/null
 
 # A statistics counter read in pieces reads as in one go: each read goes
 # on from the file position (one octet at a time, and from the second
