@@ -558,6 +558,37 @@ rdma_relink() {
 	timeout 60 rdma link add "$RDMA_LINK" type "${RDMA_LINK%0}" netdev "$RDMA_NETDEV"
 }
 
+# nfsd_relink: rdma_relink, then nfsd's RDMA listener again (it went away
+# with the device)
+nfsd_relink() {
+	rdma_relink || return 1
+	sleep 1
+	echo "rdma $RDMA_PORT" >/proc/fs/nfsd/portlist 2>/dev/null
+	true
+}
+
+# relinks_under_io N CMD...: N times, CMD in the background and the RDMA
+# device removed and re-added under it (nfsd_relink); prints the number
+# of CMD runs that failed.  Fails, with what went wrong on stderr, when a
+# relink fails or CMD has not ended 240 s after it.
+relinks_under_io() {
+	local n=$1 i pid bad=0
+	shift
+	for i in $(seq "$n"); do
+		"$@" >&2 &
+		pid=$!
+		sleep 2
+		nfsd_relink || { echo "relink $i failed" >&2; kill $pid; return 1; }
+		if ! SLOWWAIT_INTERVAL=1 slowwait 240 pid_ended $pid; then
+			kill $pid
+			echo "I/O did not finish in 240 s after relink $i" >&2
+			return 1
+		fi
+		wait $pid || { bad=$((bad + 1)); log "relink $i: I/O failed" >&2; }
+	done
+	echo "$bad"
+}
+
 # Expectations that depend on the transport (RFC 8797 over RoCE and
 # over iWARP), set by transport_expect TRANSPORT:
 #  TR_NODE_TYPE   /sys/class/infiniband/DEV/node_type: RoCE devices are

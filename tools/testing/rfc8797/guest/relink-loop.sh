@@ -17,26 +17,16 @@ trace_on sunrpc/rpc_connect_status sunrpc/rpc_call_rpcerror rpcrdma/xprtrdma_con
 dd if=/dev/urandom of=/tmp/f bs=1M count=4 status=none
 mnt=/mnt/rl
 mount_nfs "$V" $mnt || { fail relink-loop "mount failed"; exit 1; }
-errs=0
-for i in $(seq "$N"); do
-	(
-		for j in 1 2 3 4 5 6 7 8; do
-			cp /tmp/f $mnt/f$j || exit 1
-			dd if=$mnt/f$j of=/dev/null bs=16k iflag=direct status=none || exit 1
-		done
-	) &
-	pid=$!
-	sleep 2
-	rdma_relink || { fail relink-loop "relink $i failed"; exit 1; }
-	sleep 1
-	echo "rdma $RDMA_PORT" >/proc/fs/nfsd/portlist 2>/dev/null
-	if ! SLOWWAIT_INTERVAL=1 slowwait 240 pid_ended $pid; then
-		kill $pid
-		fail relink-loop "I/O did not finish in 240 s after relink $i"
-		exit 1
-	fi
-	wait $pid || { errs=$((errs + 1)); log "relink $i: I/O failed"; }
-done
+# one removal's I/O: copies and O_DIRECT reads of /tmp/f
+io() {
+	local j
+	for j in 1 2 3 4 5 6 7 8; do
+		cp /tmp/f $mnt/f$j || return 1
+		dd if=$mnt/f$j of=/dev/null bs=16k iflag=direct status=none || return 1
+	done
+}
+errs=$(relinks_under_io "$N" io) || { fail relink-loop "a relink failed or its I/O did not end (see above)"; exit 1; }
+log "I/O failures: $errs of $N"
 trace_dump | grep -E 'rpc_call_rpcerror|xprtrdma_connect' | grep -vE ' (status|rc)=0( |$)' | tail -n 10
 [ "$errs" = 0 ] && pass relink-loop ||
 	fail relink-loop "I/O failed after $errs of $N device removals"

@@ -60,13 +60,7 @@ restart_server() {	# SIZE; fails when SIZE did not take, after the restart
 	rpc.nfsd 4 && echo "rdma $RDMA_PORT" >/proc/fs/nfsd/portlist && return "$rc"
 }
 
-relink() {
-	rdma_relink || return 1
-	# the listener went away with the device: re-create it
-	sleep 1
-	echo "rdma $RDMA_PORT" >/proc/fs/nfsd/portlist 2>/dev/null
-	true
-}
+relink() { nfsd_relink; }
 
 # event NAME ACTION ARG EXPECTED_SIZE
 event() {
@@ -100,21 +94,11 @@ event() {
 
 # relinks MNT: RELINKS device removals, each under its own I/O
 relinks() {
-	local i pid bad=0 t=nfs4.2-relinks
-	for i in $(seq "$RELINKS"); do
-		io "$1" "$t-$i" 2 &
-		pid=$!
-		sleep 2
-		relink x || { fail "$t-action" "relink $i failed"; kill $pid; return; }
-		if ! SLOWWAIT_INTERVAL=1 slowwait 240 pid_ended $pid; then
-			kill $pid
-			fail "$t-io" "I/O did not finish in 240 s after relink $i"
-			return
-		fi
-		wait $pid || { bad=$((bad + 1)); log "relink $i: I/O failed"; io_failed; }
-	done
+	local bad t=nfs4.2-relinks
+	bad=$(relinks_under_io "$RELINKS" io "$1" "$t" 2) ||
+		{ fail "$t-io" "a relink failed or its I/O did not end (see above)"; return; }
 	[ "$bad" = 0 ] && pass "$t-io-checksums" ||
-		fail "$t-io-checksums" "I/O failed or differs after $bad of $RELINKS relinks"
+		{ io_failed; fail "$t-io-checksums" "I/O failed or differs after $bad of $RELINKS relinks"; }
 	stat "$1/." >/dev/null
 	[ "$(cm c2s) $(cm s2c)" = "8192 8192" ] && pass "$t-renegotiated" ||
 		fail "$t-renegotiated" "c2s s2c '$(cm c2s) $(cm s2c)', expected 8192 8192"
