@@ -62,6 +62,12 @@ else
 	run=${RFC8797_CHECK_RUN:-$CACHE/check/$(date +%Y%m%d-%H%M%S)-$$}
 fi
 mkdir -p "$run"
+# one budget of Debian retries (lib.sh's debian_retry) for every stage,
+# base and guest of this make check
+if [ -z "${DEBIAN_BUDGET_FILE:-}" ]; then
+	export DEBIAN_BUDGET_FILE=$run/debian-retries
+	echo "$DEBIAN_RUN_RETRIES" >"$DEBIAN_BUDGET_FILE"
+fi
 results=$run/results.ktap
 : >"$results"
 ktap_open "$results"
@@ -285,54 +291,89 @@ stage_fuzz() {
 # (RFC8797_KERNEL=dkms, stock or trixie), not one built here
 on_debian_kernel() { case "${RFC8797_KERNEL:-}" in dkms | stock | stock-7.3 | trixie | trixie-7.3) true ;; *) false ;; esac; }
 
-# e2e_guest NAME TRANSPORT SCRIPT ARGS...: run SCRIPT in a guest whose
-# tests use TRANSPORT (rxe or siw), import its results.  A guest on
-# Debian's kernel (RFC8797_KERNEL=dkms, stock or trixie) that crashed with no
-# module of ours loaded (stock_boot_crash) is booted again as lib.sh's
-# debian_retry allows, and every retry reported: Debian's 6.12 has double-faulted under TCG in an
-# initcall 0.8 s into its boot (kmem_cache_alloc_node_noprof), before
-# any test.  A crash of our kernel, or with our rpcrdma.ko loaded, is
-# never retried.
+# Guests run GUEST_JOBS at a time (default: one per host core, at most
+# 2): each is one QEMU thread (guest.sh, thread=single) and waits much
+# of its time, so two of them on two cores take little longer than one.
+# Their results are imported in the order the guests were started, when
+# a stage (or anything that needs them) calls e2e_wait.
+GUEST_JOBS=${GUEST_JOBS:-$(n=$(nproc); echo $((n < 2 ? n : 2)))}
+e2e_names=() e2e_pids=()
+
+# e2e_guest NAME TRANSPORT SCRIPT ARGS...: start SCRIPT in a guest whose
+# tests use TRANSPORT (rxe or siw), once fewer than GUEST_JOBS guests
+# run; e2e_wait imports its results.  A guest on Debian's kernel
+# (RFC8797_KERNEL=dkms, stock or trixie) that crashed with no module of
+# ours loaded (stock_boot_crash) is booted again as lib.sh's
+# retry_spoiled allows, and every retry reported: Debian's 6.12 has
+# double-faulted under TCG in an initcall 0.8 s into its boot
+# (kmem_cache_alloc_node_noprof), before any test.  A crash of our
+# kernel, or with our rpcrdma.ko loaded, is never retried.
 e2e_guest() {
-	local name=$1 tr=$2 r=$run/$1 rc attempt inject c
-	shift 2
-	for ((attempt = 1; ; attempt++)); do
-		inject=${RFC8797_INJECT:-}
-		# stock-boot-crash: the first boot on Debian's kernel only
-		if [ "$inject" = stock-boot-crash ]; then
-			[ "$attempt" = 1 ] && on_debian_kernel || inject=""
-		fi
-		mkdir -p "$r"
-		"$RFC_HARNESS/guest.sh" --quiet --results "$r" --name "$name" \
-			--timeout "${E2E_TIMEOUT:-900}" \
-			--append "rfc8797.inject=$inject rfc8797.transport=$tr" "$@"
-		rc=$?
-		[ "$rc" != 0 ] || break
-		c=$(stock_boot_crash "$name") && debian_retry "$attempt" || break
-		mv "$r" "$r.attempt$attempt"
-		echo "# RETRY $name: Debian's kernel crashed with no module of ours loaded ($c); attempt $attempt kept in $r.attempt$attempt" |
-			tee -a "$results" >&2
+	local live=() p
+	for p in "${e2e_pids[@]}"; do
+		kill -0 "$p" 2>/dev/null && live+=("$p")
 	done
-	import_ktap "$r/tests.ktap" "$name: "
-	if [ "$rc" = 0 ]; then
-		result "$name: guest" pass
-	else
-		result "$name: guest" fail "exit $rc, console: $r/console.log"
-	fi
+	while [ ${#live[@]} -ge "$GUEST_JOBS" ]; do
+		wait -n "${live[@]}"
+		e2e_pids=() && for p in "${live[@]}"; do
+			kill -0 "$p" 2>/dev/null && e2e_pids+=("$p")
+		done
+		live=("${e2e_pids[@]}")
+	done
+	e2e_names+=("$1")
+	RETRY_LOG=$run/$1.retry retry_spoiled "$run/$1" stock_boot_crash "$1" e2e_boot "$@" &
+	e2e_pids=("${live[@]}" $!)
 }
 
-# stock_boot_crash NAME: prints the crash (crash_of) of the guest NAME
-# on Debian's kernel (RFC8797_KERNEL=dkms, stock or trixie), and succeeds, when
-# it crashed before its job wrote a result and no crash report on its
-# console lists our rpcrdma.ko among the loaded modules
+# e2e_boot NAME TRANSPORT SCRIPT ARGS...: one boot of e2e_guest's; its
+# exit status goes to NAME.rc beside the guest's folder
+e2e_boot() {
+	local name=$1 tr=$2 r=$run/$1 inject=${RFC8797_INJECT:-} rc
+	shift 2
+	# stock-boot-crash: the first boot on Debian's kernel only
+	if [ "$inject" = stock-boot-crash ]; then
+		[ "$RETRY_ATTEMPT" = 1 ] && on_debian_kernel || inject=""
+	fi
+	mkdir -p "$r"
+	"$RFC_HARNESS/guest.sh" --quiet --results "$r" --name "$name" \
+		--timeout "${E2E_TIMEOUT:-900}" \
+		--append "rfc8797.inject=$inject rfc8797.transport=$tr" "$@"
+	rc=$?
+	echo "$rc" >"$r.rc"
+	return "$rc"
+}
+
+# e2e_wait: wait for every guest e2e_guest started, import their
+# results in the order they started
+e2e_wait() {
+	local name rc
+	[ ${#e2e_pids[@]} -eq 0 ] || wait "${e2e_pids[@]}"
+	for name in "${e2e_names[@]}"; do
+		rc=$(cat "$run/$name.rc" 2>/dev/null) || rc="none (no status)"
+		[ ! -f "$run/$name.retry" ] || cat "$run/$name.retry" >>"$results"
+		import_ktap "$run/$name/tests.ktap" "$name: "
+		if [ "$rc" = 0 ]; then
+			result "$name: guest" pass
+		else
+			result "$name: guest" fail "exit $rc, console: $run/$name/console.log"
+		fi
+	done
+	e2e_names=() e2e_pids=()
+}
+
+# stock_boot_crash DIR: prints the crash (crash_of) of the guest whose
+# folder is DIR on Debian's kernel (RFC8797_KERNEL=dkms, stock or
+# trixie), and succeeds, when it crashed before its job wrote a result
+# and no crash report on its console lists our rpcrdma.ko among the
+# loaded modules
 stock_boot_crash() {
 	local c
 	on_debian_kernel || return 1
-	[ ! -s "$run/$1/tests.ktap" ] || return 1
-	c=$(crash_of "$run" "$1")
+	[ ! -s "$1/tests.ktap" ] || return 1
+	c=$(crash_of "${1%/*}" "${1##*/}")
 	[ -n "$c" ] || return 1
-	! grep -a -q -E 'Modules linked in:.*rpcrdma' "$run/$1/console.log" || return 1
-	echo "$c"
+	! grep -a -q -E 'Modules linked in:.*rpcrdma' "$1/console.log" || return 1
+	echo "Debian's kernel crashed with no module of ours loaded ($c)"
 }
 
 # Over siw, plain make check runs the tests that check data, the
@@ -523,6 +564,7 @@ stage_trixie() {
 		RFC8797_KERNEL=$kern e2e_guest "trixie-$k-$t" rxe "$RFC_HARNESS/guest/tests/dkms-module.sh" \
 			"$RFC_HARNESS/guest/tests/test-$t.sh"
 	done
+	e2e_wait
 	# the 6.12 module against Debian 12's 6.12 and Debian 13's 7.3
 	cells='^(trixie-client/stock-server|stock-client/trixie-server|trixie-client/stock-7\.3-server|stock-7\.3-client/trixie-server)$'
 	[ -z "$suf" ] || cells=${TRIXIE73_INTEROP_CELLS:-}
@@ -561,10 +603,19 @@ if [ ${#bases[@]} -gt 1 ]; then
 		check_base "$b"
 	done
 else
-	for s in "${stages[@]}"; do
+	# the guests of consecutive single-guest stages share e2e_guest's
+	# pool: a stage whose guests still run lets the next start its own
+	guest_stages=" e2e hostile sendqueue parallel storm "
+	for ((i = 0; i < ${#stages[@]}; i++)); do
+		s=${stages[i]} next=${stages[i + 1]:-none}
 		t=$SECONDS
 		msg "=== $s"
 		"stage_$s"
+		if [[ "$guest_stages" == *" $s "* && "$guest_stages" == *" $next "* ]]; then
+			msg "=== $s: its last guests run on beside $next"
+			continue
+		fi
+		e2e_wait
 		msg "=== $s: $((SECONDS - t)) s"
 	done
 fi

@@ -20,7 +20,9 @@
 #   --results DIR   writable folder, /results in the guest (default: new
 #                   folder under $CACHE/runs); holds console.log, dmesg.txt, rc
 #   --timeout SEC   hard limit for the whole guest (default 600)
-#   --mem MB, --cpus N     guest size (default 2048, 2)
+#   --mem MB, --cpus N     guest size (default 2048, 2); all vCPUs run
+#                   on one host thread (thread=single) unless
+#                   RFC8797_TCG_THREAD=multi
 #   --append ARGS   extra kernel command line
 #   --net unix:PATH:server|client   a virtio NIC linked only to another
 #                   guest through a unix socket; default: no NIC at all
@@ -184,10 +186,16 @@ elif [ -n "$dump" ]; then
 	die "--dump needs --net: a guest without a NIC has no frames to dump"
 fi
 
-# counted runs: one thread for all vCPUs (thread=multi let the same work
-# vary by 7.7% in the kernel: spin-waits and IPIs against descheduled
-# vCPU threads; thread=single by 0.06%)
-accel=tcg,thread=multi plugin=()
+# One host thread runs all the guest's vCPUs (-accel tcg,thread=single;
+# RFC8797_TCG_THREAD=multi gives each its own).  Alone on two cores a
+# guest is as fast either way (four rxe e2e tests: 283 s each way), but
+# it leaves the other core to a second guest: check.sh runs two at a
+# time (five rxe e2e guests: 393 s one by one with thread=multi, 229 s
+# two at a time with thread=single).  Under load, thread=multi spins
+# vCPU threads against descheduled ones: a CPU-bound phase took 4.2-6.5
+# s against 0.8-0.9 s, and the same work's instruction count varied by
+# 7.7% against 0.06%; counted runs (--count) always use thread=single.
+accel=tcg,thread=${RFC8797_TCG_THREAD:-single} plugin=()
 if [ -n "$count" ]; then
 	so=$CACHE_ROOT/insn-plugin/insn-count.so
 	[ -f "$so" ] || die "no $so: run tools/testing/rfc8797/bench/insn-plugin/build.sh"

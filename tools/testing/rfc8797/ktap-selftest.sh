@@ -12,7 +12,9 @@
 #   - a skip is reported as a skip and never counted as a pass: a run of
 #     skips only fails;
 #   - blocks of several scripts in one file, nested blocks and a
-#     command's own KTAP embedded as a subtest keep their results apart.
+#     command's own KTAP embedded as a subtest keep their results apart;
+#   - retry_spoiled (lib.sh) runs a spoiled attempt again only as the
+#     retry budget allows, keeps each one, and says so once per retry.
 # Prints KTAP on stdout.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -67,6 +69,36 @@ expect "nested blocks and an embedded command" 1 "$(fixture "$f" nested \
 expect "ktap.py reads nested blocks" \
 	"ok outer: inner: x|ok outer: embedded: e1|not ok outer: embedded: e2 # why|ok outer: after" \
 	"$(flat "$f")"
+
+# retry_spoiled: a fake run that writes DIR and fails until its attempt
+# GOOD, and a fake TROUBLE that blames Debian's kernel when TROUBLE_OK
+fake_run() {
+	mkdir -p "$dir" && echo "$RETRY_ATTEMPT" >"$dir/attempt"
+	[ "$RETRY_ATTEMPT" -ge "$good" ]
+}
+fake_trouble() { [ -n "$trouble_ok" ] && echo "stock guest double fault ($1)"; }
+# spoiled NAME GOOD TROUBLE_OK BUDGET: retry_spoiled's exit status, the
+# attempts it kept, its RETRY lines and the budget left, on one line
+spoiled() {
+	local rc left
+	dir=$tmp/retry-$1 good=$2 trouble_ok=$3
+	echo "$4" >"$tmp/budget-$1"
+	DEBIAN_BUDGET_FILE=$tmp/budget-$1 RETRY_LOG=$tmp/retry-$1.retry \
+		retry_spoiled "$dir" fake_trouble "cell $1" fake_run 2>/dev/null
+	rc=$?
+	left=$(cat "$tmp/budget-$1")
+	echo "exit $rc kept $(cd "$tmp" && echo retry-"$1".attempt* | sed "s/retry-$1.//g")" \
+		"lines $(cat "$tmp/retry-$1.retry" 2>/dev/null | grep -c "^# RETRY cell $1: stock guest double fault ($dir); attempt")" \
+		"last $(cat "$dir/attempt") budget $left"
+}
+expect "retry_spoiled: two spoiled attempts, then a good one" \
+	"exit 0 kept attempt1 attempt2 lines 2 last 3 budget 1" "$(spoiled twice 3 y 3)"
+expect "retry_spoiled: a failure that is not Debian's is not retried" \
+	"exit 1 kept attempt* lines 0 last 1 budget 3" "$(spoiled ours 9 "" 3)"
+expect "retry_spoiled: at most DEBIAN_RETRIES retries per run" \
+	"exit 1 kept attempt1 attempt2 lines 2 last 3 budget 1" "$(spoiled capped 9 y 3)"
+expect "retry_spoiled: no retry once the run's budget is spent" \
+	"exit 1 kept attempt1 lines 1 last 2 budget 0" "$(spoiled budget 9 y 1)"
 
 # check.sh's own accounting of what ktap.py reads
 imported() {

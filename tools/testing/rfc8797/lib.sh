@@ -420,19 +420,69 @@ stock_trouble() {
 	[ -n "$found" ] && [ -z "$ours" ] && echo "$found"
 }
 
+# stock_trouble_of SERVER_KERNEL CLIENT_KERNEL DIR: stock_trouble, in
+# the form retry_spoiled calls: "the stock ROLE guest TROUBLE; our
+# guest had no trouble"
+stock_trouble_of() {
+	local t
+	t=$(stock_trouble "$3" "$1" "$2") || return
+	echo "the stock ${t%%: *} guest ${t#*: }; our guest had no trouble"
+}
+
 # The one retry policy for runs that Debian's kernel spoiled (check.sh's
 # guests on Debian's kernel, the interop matrix's and the bench's guest
 # pairs; what counts as spoiled is stock_boot_crash's and
 # stock_trouble's): a guest or guest pair runs again at most
 # DEBIAN_RETRIES times (default 2; one CI run saw Debian's stock server
-# double-fault on two attempts in a row), and one script run retries at
-# most DEBIAN_RUN_RETRIES times (default 3) in all.  Every retry is
-# reported by the caller.
+# double-fault on two attempts in a row), and one run retries at most
+# DEBIAN_RUN_RETRIES times (default 3) in all.  A run is one script, or
+# every script that shares the file DEBIAN_BUDGET_FILE (check.sh makes
+# one for all its stages, bases and guests, which run side by side).
 DEBIAN_RETRIES=${DEBIAN_RETRIES:-2}
 DEBIAN_RUN_RETRIES=${DEBIAN_RUN_RETRIES:-3}
 # debian_retry ATTEMPT: true when the run whose attempt ATTEMPT was
 # spoiled may run again (and counts the retry against the run's budget)
 debian_retry() {
-	[ "$1" -le "$DEBIAN_RETRIES" ] && [ "$DEBIAN_RUN_RETRIES" -gt 0 ] || return 1
-	DEBIAN_RUN_RETRIES=$((DEBIAN_RUN_RETRIES - 1))
+	[ "$1" -le "$DEBIAN_RETRIES" ] || return 1
+	if [ -z "${DEBIAN_BUDGET_FILE:-}" ]; then
+		[ "$DEBIAN_RUN_RETRIES" -gt 0 ] || return 1
+		DEBIAN_RUN_RETRIES=$((DEBIAN_RUN_RETRIES - 1))
+		return 0
+	fi
+	(
+		flock 9
+		n=$(cat "$DEBIAN_BUDGET_FILE" 2>/dev/null) || n=0
+		[ "${n:-0}" -gt 0 ] || exit 1
+		echo $((n - 1)) >"$DEBIAN_BUDGET_FILE"
+	) 9>>"$DEBIAN_BUDGET_FILE.lock"
+}
+
+# retry_spoiled DIR TROUBLE LABEL COMMAND...: run COMMAND, which writes
+# its results into DIR (and may log to DIR.log), again as long as
+# debian_retry allows and Debian's kernel spoiled the attempt: TROUBLE
+# (a command, with DIR appended: stock_boot_crash, stock_trouble_of)
+# prints what happened and succeeds only for such trouble.  Each
+# spoiled attempt N is kept as DIR.attemptN (and DIR.attemptN.log) in
+# RETRY_KEEP (default: beside DIR), and said in one line "# RETRY
+# LABEL: ...", on stderr and appended to RETRY_LOG when set.  COMMAND
+# sees its attempt's number in RETRY_ATTEMPT.  Returns COMMAND's last
+# status.
+retry_spoiled() {
+	local dir=$1 trouble=$2 label=$3 attempt rc c keep line
+	local -a tcmd
+	shift 3
+	read -r -a tcmd <<<"$trouble"
+	for ((attempt = 1; ; attempt++)); do
+		RETRY_ATTEMPT=$attempt "$@"
+		rc=$?
+		[ "$rc" != 0 ] || return 0
+		c=$("${tcmd[@]}" "$dir") && debian_retry "$attempt" || return "$rc"
+		keep=${RETRY_KEEP:-${dir%/*}}/${dir##*/}.attempt$attempt
+		mkdir -p "${keep%/*}"
+		mv "$dir" "$keep"
+		[ ! -e "$dir.log" ] || mv "$dir.log" "$keep.log"
+		line="# RETRY $label: $c; attempt $attempt kept in $keep"
+		echo "$line" >&2
+		[ -z "${RETRY_LOG:-}" ] || echo "$line" >>"$RETRY_LOG"
+	done
 }

@@ -28,6 +28,10 @@ case "${1:-6.12}" in
 *) die "usage: $0 [6.12|7.3]" ;;
 esac
 image=$dir/boot/vmlinuz-$krel
+# guests that start side by side prepare it once
+mkdir -p "${dir%/*}"
+exec 9>"$dir.lock"
+flock 9
 if [ -f "$dir/initramfs.cpio.gz" ] && [ -f "$image" ]; then
 	echo "$image"
 	exit 0

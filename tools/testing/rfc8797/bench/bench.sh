@@ -272,41 +272,43 @@ start=$SECONDS failed=0
 # Debian's stock kernel has crashed under TCG between two stock guests
 # (list corruption in rxe_receiver, a double fault) and killed a shell of
 # its own (a general protection fault in libc): a pair in which a stock
-# guest did either is run again as lib.sh's debian_retry allows, and
+# guest did either is run again as lib.sh's retry_spoiled allows, and
 # said so in the report; a crash of our kernel is never retried.
 # RUN_KIND=cost in front of the call: a cost pair (guest/cost-client.sh,
 # both guests counted, the server --still), RUN_LAYERS the plugin's
 # layers file
 retries=()
 run() {
-	local name=$1 sk=$2 ck=$3 try c dir client=$RFC_HARNESS/guest/bench-client.sh
-	local sargs="--no-trace --wait 2400" count=() lay=""
+	local name=$1 sk=$2 ck=$3 line rc=0
 	shift 3
-	for ((try = 1; ; try++)); do
-		dir=$out/$name
-		if [ "$try" != 1 ]; then
-			mkdir -p "$out/crashed"
-			mv "$dir" "$out/crashed/$name.$try"
-			msg "$name: again ($c)"
-		fi
-		msg "$name"
-		if [ "${RUN_KIND:-}" = cost ]; then
-			mkdir -p "$dir"
-			client=$RFC_HARNESS/guest/cost-client.sh sargs="--no-trace --still --wait 2400"
-			[ -z "${RUN_LAYERS:-}" ] || lay=",layers=$RUN_LAYERS"
-			count=(--count "out=$dir/server.insn,fifo=$dir/insn.fifo,blocks=on$lay"
-				"out=$dir/client.insn,peer=$dir/insn.fifo,blocks=on$lay")
-		fi
-		"$RFC_HARNESS/two-guest.sh" --results "$dir" --timeout 2400 \
-			--client "$client" "${count[@]}" "$sk" "$ck" \
-			--server-args "$sargs" "$@" >"$dir.log" 2>&1 && return 0
-		c=$(stock_trouble "$dir" "$sk" "$ck") && c="stock $c" && debian_retry "$try" || break
-		retries+=("$name: $c")
-	done
+	rm -f "$out/$name.retry"
+	RETRY_LOG=$out/$name.retry RETRY_KEEP=$out/crashed \
+		retry_spoiled "$out/$name" "stock_trouble_of $sk $ck" "$name" run_pair "$@" || rc=$?
+	if [ -f "$out/$name.retry" ]; then
+		while IFS= read -r line; do retries+=("${line#\# RETRY }"); done <"$out/$name.retry"
+	fi
+	[ "$rc" != 0 ] || return 0
 	failed=1
-	msg "$name failed: $(tail -n 1 "$dir.log")"
-	ktap_failures "$dir"/*/tests.ktap | head -n 5
-	[ -z "$c" ] || msg "$name: $c"
+	msg "$name failed: $(tail -n 1 "$out/$name.log")"
+	ktap_failures "$out/$name"/*/tests.ktap | head -n 5
+}
+
+# run_pair ARGS...: one attempt of run's guest pair $name ($sk, $ck)
+run_pair() {
+	local dir=$out/$name client=$RFC_HARNESS/guest/bench-client.sh
+	local sargs="--no-trace --wait 2400" count=() lay=""
+	[ "$RETRY_ATTEMPT" = 1 ] || msg "$name: again"
+	msg "$name"
+	if [ "${RUN_KIND:-}" = cost ]; then
+		mkdir -p "$dir"
+		client=$RFC_HARNESS/guest/cost-client.sh sargs="--no-trace --still --wait 2400"
+		[ -z "${RUN_LAYERS:-}" ] || lay=",layers=$RUN_LAYERS"
+		count=(--count "out=$dir/server.insn,fifo=$dir/insn.fifo,blocks=on$lay"
+			"out=$dir/client.insn,peer=$dir/insn.fifo,blocks=on$lay")
+	fi
+	"$RFC_HARNESS/two-guest.sh" --results "$dir" --timeout 2400 \
+		--client "$client" "${count[@]}" "$sk" "$ck" \
+		--server-args "$sargs" "$@" >"$dir.log" 2>&1
 }
 
 if [ -n "$sweep" ]; then
