@@ -20,7 +20,10 @@
 #               and cm-peer got through its hold and disconnect cleanly.
 # Then two calls whose reply does or does not fit in what cm-peer
 # advertised it can receive (call-recv-1k: ERR_CHUNK, call-recv-4k: an
-# inline reply; see call_case).  Then: no connection is left listed, an
+# inline reply; see call_case), and one from a peer that sent no
+# Private Data, whose reply is larger than the server's Send buffers
+# and is Sent all the same, as before RFC 8797 (call-no-private-data).
+# Then: no connection is left listed, an
 # ordinary NFSv4.2 mount still
 # negotiates as usual and reads back what it wrote, and the kernel log
 # is clean.  --quick runs only the rows marked q in the table.
@@ -169,7 +172,7 @@ call_case() {
 	dmesg -C
 	log "$name: Receive size $recv, NFSv4.0 READDIR without a Reply chunk"
 	timeout 60 "$PEER" connect "$SERVER_ADDR" $RDMA_PORT \
-		--data "$(hex_of_message 0 1024 "$recv")" --call readdir \
+		--data "${CALL_DATA-$(hex_of_message 0 1024 "$recv")}" --call readdir \
 		--hold 1 --timeout 20 >$out 2>$err
 	rc=$?
 	show $out $err
@@ -186,7 +189,7 @@ call_case() {
 		fail "$name" "want '$want', got '$line'"
 	elif [ -z "$LEN" ] || [ "$LEN" -gt $((recv + 1023)) ]; then
 		fail "$name" "the server Sent ${LEN:-?} octets to a peer that advertised $recv"
-	elif [ "$expect" = msg ] && [ "$LEN" -le 1024 ]; then
+	elif [ "$expect" = msg ] && [ "$LEN" -le "${CALL_MIN:-1024}" ]; then
 		fail "$name" "a reply of $LEN octets proves nothing: the directory is too small"
 	elif [ "$expect" = err_chunk ] && [ "$n" != 1 ]; then
 		fail "$name" "$n svcrdma_err_chunk events, want 1"
@@ -216,6 +219,18 @@ if [ -n "$reply" ] && [ $((reply % 1024)) != 0 ] && [ "$reply" -gt 2048 ]; then
 	call_case recv-rounded-down $((reply / 1024 * 1024)) msg
 else
 	fail call-recv-rounded-down "READDIR reply of '${reply:-?}' octets: no rounded-down size to test with"
+fi
+# A peer that sent no CM Private Data (an RFC 8166 client) was never
+# held to a reply size: a server without RFC 8797 negotiation Sends its
+# reply inline whatever its size, beyond its Send buffers when no
+# pull-up is needed.  With max_send_size at 2048 the READDIR reply is
+# larger than the Send buffers, and must still be Sent (RDMA_MSG).
+if echo 2048 >$SYS/max_send_size; then
+	CALL_DATA="" CALL_MIN=2048 call_case no-private-data 65536 msg
+	echo $SRV_SEND >$SYS/max_send_size ||
+		fail call-no-private-data-restore "cannot set max_send_size back to $SRV_SEND"
+else
+	fail call-no-private-data "cannot set max_send_size to 2048"
 fi
 # send_case NAME DATA SIZE: cm-peer connects with CM Private Data DATA
 # and Sends one NFSv4 NULL call of SIZE octets, which the server must
