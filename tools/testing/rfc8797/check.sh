@@ -64,10 +64,7 @@ fi
 mkdir -p "$run"
 # one budget of Debian retries (lib.sh's debian_retry) for every stage,
 # base and guest of this make check
-if [ -z "${DEBIAN_BUDGET_FILE:-}" ]; then
-	export DEBIAN_BUDGET_FILE=$run/debian-retries
-	echo "$DEBIAN_RUN_RETRIES" >"$DEBIAN_BUDGET_FILE"
-fi
+debian_budget "$run"
 results=$run/results.ktap
 : >"$results"
 ktap_open "$results"
@@ -309,20 +306,10 @@ e2e_names=() e2e_pids=()
 # (kmem_cache_alloc_node_noprof), before any test.  A crash of our
 # kernel, or with our rpcrdma.ko loaded, is never retried.
 e2e_guest() {
-	local live=() p
-	for p in "${e2e_pids[@]}"; do
-		kill -0 "$p" 2>/dev/null && live+=("$p")
-	done
-	while [ ${#live[@]} -ge "$GUEST_JOBS" ]; do
-		wait -n "${live[@]}"
-		e2e_pids=() && for p in "${live[@]}"; do
-			kill -0 "$p" 2>/dev/null && e2e_pids+=("$p")
-		done
-		live=("${e2e_pids[@]}")
-	done
+	wait_for_slot "$GUEST_JOBS" "${e2e_pids[@]}"
 	e2e_names+=("$1")
 	RETRY_LOG=$run/$1.retry retry_spoiled "$run/$1" stock_boot_crash "$1" e2e_boot "$@" &
-	e2e_pids=("${live[@]}" $!)
+	e2e_pids+=($!)
 }
 
 # e2e_boot NAME TRANSPORT SCRIPT ARGS...: one boot of e2e_guest's; its

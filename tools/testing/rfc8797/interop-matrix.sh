@@ -389,18 +389,13 @@ cell_setup() {
 # (four guests on two cores; Debian's 7.3 cells 335 s each instead of
 # 117 and 160).
 INTEROP_JOBS=${INTEROP_JOBS:-1}
-if [ -z "${DEBIAN_BUDGET_FILE:-}" ]; then
-	export DEBIAN_BUDGET_FILE=$out/debian-retries
-	echo "$DEBIAN_RUN_RETRIES" >"$DEBIAN_BUDGET_FILE"
-fi
+debian_budget "$out"
 start=$SECONDS pids=()
 for cell in "${cells[@]}"; do
 	cell_setup "$cell" || continue
 	[ -z "$perr" ] && [ -z "$missing" ] || continue
 	rm -f "$dir.retry" "$dir.rc"
-	while [ "$(jobs -rp | wc -l)" -ge "$INTEROP_JOBS" ]; do
-		wait -n
-	done
+	wait_for_slot "$INTEROP_JOBS" "${pids[@]}"
 	(
 		RETRY_LOG=$dir.retry retry_spoiled "$dir" "stock_trouble_of $skern $ckern" \
 			"interop $name" cell_run

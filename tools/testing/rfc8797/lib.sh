@@ -435,26 +435,44 @@ stock_trouble_of() {
 # stock_trouble's): a guest or guest pair runs again at most
 # DEBIAN_RETRIES times (default 2; one CI run saw Debian's stock server
 # double-fault on two attempts in a row), and one run retries at most
-# DEBIAN_RUN_RETRIES times (default 3) in all.  A run is one script, or
-# every script that shares the file DEBIAN_BUDGET_FILE (check.sh makes
+# DEBIAN_RUN_RETRIES times (default 3) in all.  A run is every script
+# that shares the file DEBIAN_BUDGET_FILE (debian_budget: check.sh makes
 # one for all its stages, bases and guests, which run side by side).
 DEBIAN_RETRIES=${DEBIAN_RETRIES:-2}
 DEBIAN_RUN_RETRIES=${DEBIAN_RUN_RETRIES:-3}
+# debian_budget DIR: the run's budget of retries, a file in DIR holding
+# DEBIAN_RUN_RETRIES, unless a calling script made one already
+debian_budget() {
+	[ -z "${DEBIAN_BUDGET_FILE:-}" ] || return 0
+	export DEBIAN_BUDGET_FILE=$1/debian-retries
+	echo "$DEBIAN_RUN_RETRIES" >"$DEBIAN_BUDGET_FILE"
+}
+
 # debian_retry ATTEMPT: true when the run whose attempt ATTEMPT was
 # spoiled may run again (and counts the retry against the run's budget)
 debian_retry() {
 	[ "$1" -le "$DEBIAN_RETRIES" ] || return 1
-	if [ -z "${DEBIAN_BUDGET_FILE:-}" ]; then
-		[ "$DEBIAN_RUN_RETRIES" -gt 0 ] || return 1
-		DEBIAN_RUN_RETRIES=$((DEBIAN_RUN_RETRIES - 1))
-		return 0
-	fi
 	(
 		flock 9
 		n=$(cat "$DEBIAN_BUDGET_FILE" 2>/dev/null) || n=0
 		[ "${n:-0}" -gt 0 ] || exit 1
 		echo $((n - 1)) >"$DEBIAN_BUDGET_FILE"
 	) 9>>"$DEBIAN_BUDGET_FILE.lock"
+}
+
+# wait_for_slot N PID...: wait until fewer than N of the background
+# jobs PID... still run
+wait_for_slot() {
+	local n=$1 p live
+	shift
+	while :; do
+		live=()
+		for p in "$@"; do
+			kill -0 "$p" 2>/dev/null && live+=("$p")
+		done
+		[ ${#live[@]} -ge "$n" ] || return 0
+		wait -n "${live[@]}"
+	done
 }
 
 # retry_spoiled DIR TROUBLE LABEL COMMAND...: run COMMAND, which writes

@@ -248,6 +248,7 @@ if [ "$mode" != link ]; then
 fi
 out=$CACHE/bench/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
+debian_budget "$out"	# its retries of spoiled pairs (lib.sh retry_spoiled)
 cost_maps=()
 if [ "$boots" != 0 ] && [ -n "$cost_kernels" ]; then
 	# the plugin, and each kernel's layers (from its System.map and
