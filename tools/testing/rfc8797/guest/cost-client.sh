@@ -25,7 +25,7 @@
 # The host (bench/cost.py) subtracts both from each window.
 #
 # One JSON line per window in /results/cost.jsonl:
-#   {"kind":"cost-window","wl":W,"vers":V,"a":MARK,"b":MARK,"rpcs":N,
+#   {"kind":"cost-window","wl":W,"vers":V,"a":MARK,"b":MARK,"th":N,"rpcs":N,
 #    "srpcs":N,"retrans":N,"rc_hits":N,"ios":N,...}
 #
 # --loop: one guest is client and server (an NFS server over rxe on a
@@ -38,9 +38,16 @@
 #
 #   cost-client.sh --kernel NAME --boot N [--versions "3 4.2"]
 #       [--workloads "WL..."] [--iodepth N] [--files N] [--idle SEC] [--loop]
+#       [--thresholds "1024 4096 16384"]
+#
+# --thresholds (--loop only): after the workloads, 4 KiB random reads
+# and writes again over the first NFS version with client and server
+# set to each of these inline thresholds (the client's
+# rdma_max_inline_read/write, the server's max_req_size, its
+# max_send_size following it), a mount each; windows "WL@N".
 . "$(dirname "$0")/lib.sh"
 ktap_begin cost-client
-kernel=ours boot=1 versions="3 4.2" iodepth=16 files=200 idle=4 loop=0
+kernel=ours boot=1 versions="3 4.2" iodepth=16 files=200 idle=4 loop=0 thresholds=""
 workloads="randread-4k randwrite-4k randread-8k randwrite-8k read-1m write-1m meta"
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -52,9 +59,11 @@ while [ $# -gt 0 ]; do
 	--files) files=$2; shift 2 ;;
 	--idle) idle=$2; shift 2 ;;
 	--loop) loop=1; shift ;;
+	--thresholds) thresholds=$2; shift 2 ;;
 	*) fail cost-args "unknown argument $1"; exit 1 ;;
 	esac
 done
+[ -z "$thresholds" ] || [ "$loop" = 1 ] || { fail cost-args "--thresholds needs --loop"; exit 1; }
 OUT=/results/cost.jsonl
 MARK=$RFC_CACHE/insn-plugin/insn-mark
 [ -x "$MARK" ] || { fail cost-setup "no $MARK"; exit 1; }
@@ -118,8 +127,12 @@ window() {
 	read -ra x <<<"$s0"
 	read -ra y <<<"$s1"
 	num() { [[ "$1" =~ ^[0-9]+$ && "$2" =~ ^[0-9]+$ ]] && echo $(($2 - $1)) || echo '"na"'; }
-	printf '{"kind":"cost-window","topology":"%s","kernel":"%s","boot":%s,"wl":"%s","vers":"%s","a":%s,"b":%s,"rc":%s,"ios":%s,"iodepth":%s,"rpcs":%s,"retrans":%s,"srpcs":%s,"rc_hits":%s}\n' \
-		"$topo" "$kernel" "$boot" "$wl" "$v" "$MA" "$MB" "$rc" "$ios" "$iodepth" \
+	# the client's inline read threshold (a stock client without
+	# CONFIG_SUNRPC_DEBUG has no such sysctl: "na")
+	local th='"na"'
+	read -r th 2>/dev/null </proc/sys/sunrpc/rdma_max_inline_read
+	printf '{"kind":"cost-window","topology":"%s","kernel":"%s","boot":%s,"wl":"%s","vers":"%s","a":%s,"b":%s,"rc":%s,"ios":%s,"iodepth":%s,"th":%s,"rpcs":%s,"retrans":%s,"srpcs":%s,"rc_hits":%s}\n' \
+		"$topo" "$kernel" "$boot" "$wl" "$v" "$MA" "$MB" "$rc" "$ios" "$iodepth" "$th" \
 		"$(num "${a[0]}" "${b[0]}")" "$(num "${a[1]}" "${b[1]}")" \
 		"$(num "${x[0]}" "${y[0]}")" "$(num "${x[1]}" "${y[1]}")" >>$OUT
 	return $rc
@@ -144,6 +157,21 @@ sys.exit(0 if n == int(sys.argv[2]) and not j.get("error") else 1)' /tmp/fio.jso
 run_meta() {
 	timeout 600 python3 "$(dirname "$0")/meta-workload.py" "$1/meta" "$files" \
 		"$MARK" "${2:-}" "${3:-}" >/dev/null
+}
+
+# fio_window TEST WL VERS NAME: a warm-up of workload WL, then its
+# measured run between two markers, a window named NAME
+fio_window() {
+	local n w
+	read -r n w <<<"$(ios_of "$2")"
+	[ -n "$n" ] || { fail "$1-$4" "no such workload"; return 1; }
+	fio_job "$mnt/cost" "$2" "$w" || { fail "$1-$4" "warm-up failed"; return 1; }
+	next_mark
+	if window "$4" "$3" "$n" fio_job "$mnt/cost" "$2" "$n" "$MARK $MA" "$MARK $MB"; then
+		pass "$1-$4"
+	else
+		fail "$1-$4" "fio failed: $(head -c 300 /tmp/fio.json 2>/dev/null | tr '\n' ' ')"
+	fi
 }
 
 marks_fixed() { sh -c "$MARK $MA" && sh -c "$MARK $MB"; }
@@ -200,20 +228,32 @@ for v in $versions; do
 			else
 				fail "$t-$wl" "the metadata run failed"
 			fi ;;
-		*)
-			read -r n w <<<"$(ios_of "$wl")"
-			[ -n "$n" ] || { fail "$t-$wl" "no such workload"; continue; }
-			fio_job "$mnt/cost" "$wl" "$w" || { fail "$t-$wl" "warm-up failed"; continue; }
-			next_mark
-			if window "$wl" "$v" "$n" fio_job "$mnt/cost" "$wl" "$n" "$MARK $MA" "$MARK $MB"; then
-				pass "$t-$wl"
-			else
-				fail "$t-$wl" "fio failed: $(head -c 300 /tmp/fio.json 2>/dev/null | tr '\n' ' ')"
-			fi ;;
+		*) fio_window "$t" "$wl" "$v" "$wl" ;;
 		esac
 	done
 	umount_nfs "$mnt"
 done
+# the 4 KiB workloads at other inline thresholds, both ends set alike
+if [ -n "$thresholds" ]; then
+	v=${versions%% *} svc=/proc/sys/sunrpc/svc_rdma
+	read -r read0 </proc/sys/sunrpc/rdma_max_inline_read
+	read -r write0 </proc/sys/sunrpc/rdma_max_inline_write
+	read -r req0 <$svc/max_req_size
+	for th in $thresholds; do
+		t=cost-$kernel-nfs$v-th$th
+		client_set max_inline_read "$th" && client_set max_inline_write "$th" &&
+			echo "$th" >$svc/max_req_size && { [ ! -e $svc/max_send_size ] || echo 0 >$svc/max_send_size; } ||
+			{ fail "$t-set" "a knob refused $th"; continue; }
+		mount_nfs "$v" "$mnt" || { fail "$t-mount" "mount failed"; continue; }
+		for wl in randread-4k randwrite-4k; do
+			fio_window "$t" "$wl" "$v" "$wl@$th"
+		done
+		umount_nfs "$mnt"
+	done
+	client_set max_inline_read "$read0"
+	client_set max_inline_write "$write0"
+	echo "$req0" >$svc/max_req_size
+fi
 # where the modules of a modular kernel were (Debian's): name, .text
 for m in /sys/module/*/sections/.text; do
 	[ -r "$m" ] && echo "$(basename "$(dirname "$(dirname "$m")")") $(cat "$m")"
