@@ -65,6 +65,8 @@ while [ $# -gt 0 ]; do
 done
 [ -z "$thresholds" ] || [ "$loop" = 1 ] || { fail cost-args "--thresholds needs --loop"; exit 1; }
 OUT=/results/cost.jsonl
+# no trace event enabled while counting (guest/lib.sh cm_trace_start)
+CM_TRACE_OFF=1
 MARK=$RFC_CACHE/insn-plugin/insn-mark
 [ -x "$MARK" ] || { fail cost-setup "no $MARK"; exit 1; }
 # the data file: large enough for every workload's I/Os

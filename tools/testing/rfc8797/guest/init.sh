@@ -7,12 +7,8 @@
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 TERM=${TERM:-linux}
 
-cmdline_arg() {
-	local w
-	for w in $(cat /proc/cmdline); do
-		case "$w" in "$1="*) echo "${w#*=}"; return ;; esac
-	done
-}
+# cmdline_arg, with the guests' other helpers (sourcing only defines)
+. "$(dirname "$0")/lib.sh"
 
 if [ "${1:-}" != stage2 ]; then
 	mount -t proc proc /proc

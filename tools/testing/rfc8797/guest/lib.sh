@@ -18,19 +18,53 @@
 SERVER_ADDR=${SERVER_ADDR:-192.0.2.1}	# TEST-NET-1: exists only in the guest
 RDMA_PORT=20049
 EXPORT=/export
-# The RDMA transport the tests run on: rfc8797.transport= on the guest's
-# command line (check.sh sets it), rxe (soft-RoCE) or siw (soft-iWARP)
-TRANSPORT=$(sed -n 's/.*rfc8797\.transport=\([^ ]*\).*/\1/p' /proc/cmdline)
-TRANSPORT=${TRANSPORT:-rxe}
-# the host's cache (guest.sh passes it), where cm-peer is built
-RFC_CACHE=$(sed -n 's/.*rfc8797\.cache=\([^ ]*\).*/\1/p' /proc/cmdline)
-CM_PEER=${RFC_CACHE:-/nonexistent}/cm-peer/cm-peer
+
+# cmdline_arg NAME: the value of NAME= on the guest's kernel command line
+# (guest.sh's rfc8797.* words), empty when there is none; init.sh's too
+cmdline_arg() {
+	local w line
+	read -r line </proc/cmdline || return 0
+	for w in $line; do
+		case "$w" in "$1="*) echo "${w#*=}"; return ;; esac
+	done
+}
+
+# guest_settings: what the host passed on the command line, read once;
+# ktap_begin calls it, and a script that needs them before its
+# ktap_begin (to count its plan) calls it first:
+#   TRANSPORT  the RDMA transport the tests run on (rfc8797.transport=,
+#              check.sh sets it): rxe (soft-RoCE, the default) or siw
+#              (soft-iWARP); transport_expect's TR_* follow from it
+#   RFC_CACHE  the host's cache (rfc8797.cache=), where cm-peer, the
+#              exerciser and the marker program are built
+#   CM_PEER    cm-peer in it
+#   INJECT     RFC8797_INJECT (rfc8797.inject=): deliberate faults, to
+#              show that a test can fail (RFC8797_INJECT=warning is the
+#              guest's init's: a WARNING in dmesg before the job runs)
+guest_settings() {
+	[ -z "${GUEST_SETTINGS:-}" ] || return 0
+	local w line
+	read -r line </proc/cmdline
+	TRANSPORT="" RFC_CACHE="" INJECT=""
+	for w in $line; do
+		case "$w" in
+		rfc8797.transport=*) TRANSPORT=${w#*=} ;;
+		rfc8797.cache=*) RFC_CACHE=${w#*=} ;;
+		rfc8797.inject=*) INJECT=${w#*=} ;;
+		esac
+	done
+	TRANSPORT=${TRANSPORT:-rxe}
+	CM_PEER=${RFC_CACHE:-/nonexistent}/cm-peer/cm-peer
+	transport_expect "$TRANSPORT"
+	GUEST_SETTINGS=1
+}
 
 # the KTAP writer, slowwait, field, the crash detector: shared with the host
 . "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 # ktap_begin NAME [PLAN]: this script's results, a block of their own in
 # /results/tests.ktap (KTAP_RESULTS: another file, for ktap-selftest.sh)
 ktap_begin() {
+	guest_settings
 	ktap_open "${KTAP_RESULTS:-/results/tests.ktap}"
 	ktap_subtest_begin "$@"
 }
@@ -291,9 +325,12 @@ cm() {
 
 # The client's xprtrdma_cm_private and xprtrdma_inline_thresh events,
 # recorded in a trace instance of their own (trace_on and the tests'
-# own tracing leave it alone) from the first mount_nfs on.
+# own tracing leave it alone) from the first mount_nfs on; not with
+# CM_TRACE_OFF=1 (cost-client.sh: an enabled event makes the kernel
+# record task names at every context switch, 400 instructions per RPC)
 CM_TRACE=/sys/kernel/tracing/instances/rfc8797-cm
 cm_trace_start() {
+	[ -z "${CM_TRACE_OFF:-}" ] || return 0
 	[ -d $CM_TRACE ] && return 0
 	modprobe rpcrdma 2>/dev/null
 	[ -d /sys/kernel/tracing/events/rpcrdma/xprtrdma_cm_private ] || return 0
@@ -507,12 +544,6 @@ check_dmesg() {
 	fi
 }
 
-# Deliberate faults, to show that a test can fail: make check passes
-# RFC8797_INJECT as rfc8797.inject= on the guest's command line.
-# (RFC8797_INJECT=warning is the guest's init's: a WARNING in dmesg
-# before the job runs)
-INJECT=$(sed -n 's/.*rfc8797\.inject=\([^ ]*\).*/\1/p' /proc/cmdline)
-
 # nic_up: the virtio NIC linked to the other guest (stock kernels have
 # virtio_net as a module), within 10 s; prints its name
 nic_up() {
@@ -600,7 +631,7 @@ relinks_under_io() {
 }
 
 # Expectations that depend on the transport (RFC 8797 over RoCE and
-# over iWARP), set by transport_expect TRANSPORT:
+# over iWARP), set by transport_expect TRANSPORT (guest_settings calls it):
 #  TR_NODE_TYPE   /sys/class/infiniband/DEV/node_type: RoCE devices are
 #                 channel adapters, iWARP devices RNICs.
 #  TR_PD_LEN_REP  octets of CM Private Data the client is handed with the
@@ -626,7 +657,6 @@ transport_expect() {
 	*) TR_NODE_TYPE="" TR_PD_LEN_REP="" TR_REMOTE_INV="" TR_SEND_SGE="" ;;
 	esac
 }
-transport_expect "$TRANSPORT"
 
 # check_transport NAME: one result: the RDMA device setup_rdma made is
 # the only one and of the expected kind (a test named siw really runs

@@ -29,7 +29,7 @@
 # reads back what it wrote, and the kernel log is clean.  --quick runs
 # only the rows and cases marked q.
 . "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/hostile-table.sh"
+. "$(dirname "$0")/../hostile-table.sh"
 
 ktap_begin hostile-client
 hostile_start client "${1:-}"

@@ -28,7 +28,7 @@
 # negotiates as usual and reads back what it wrote, and the kernel log
 # is clean.  --quick runs only the rows marked q in the table.
 . "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/hostile-table.sh"
+. "$(dirname "$0")/../hostile-table.sh"
 
 ktap_begin hostile-server
 hostile_start server "${1:-}"

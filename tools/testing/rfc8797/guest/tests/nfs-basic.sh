@@ -11,6 +11,7 @@
 #   nfs-basic.sh [--transport rxe|siw] [--prefix NAME] [VERSION...]
 # The transport defaults to rfc8797.transport= on the guest command line.
 . "$(dirname "$0")/../lib.sh"
+guest_settings	# TRANSPORT or RFC_CACHE before ktap_begin
 
 transport=$TRANSPORT prefix=""
 while [ $# -gt 0 ]; do

@@ -24,6 +24,7 @@
 # here), the stacks of all blocked tasks are dumped (sysrq w), the case
 # fails and the test stops, since a hung mount cannot be unmounted.
 . "$(dirname "$0")/../lib.sh"
+guest_settings	# TRANSPORT or RFC_CACHE before ktap_begin
 
 proto=rdma ops=2000 versions=() ex_args="-p 8 -f -D -c 2 -l 262144 -o 32768"
 while [ $# -gt 0 ]; do

@@ -40,7 +40,7 @@
 # that read back the same.  The kernel log must stay clean.  Every
 # cm-peer run is bounded in time.
 . "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/hostile-table.sh"
+. "$(dirname "$0")/../hostile-table.sh"
 
 ktap_begin send-queue 12
 hostile_start server

@@ -16,6 +16,7 @@
 # during route resolution" that RPC failed and so did the application's
 # read (EINVAL).
 . "$(dirname "$0")/../lib.sh"
+guest_settings	# TRANSPORT or RFC_CACHE before ktap_begin
 
 RELINKS=0
 [ "$TRANSPORT" != siw ] || RELINKS=8
