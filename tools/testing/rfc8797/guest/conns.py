@@ -19,10 +19,14 @@ tree = sys.argv[1]
 sys.path.insert(0, os.path.join(tree, "tools/net/ynl/pyynl"))
 from lib import YnlFamily, YnlException, NlError  # noqa: E402
 
-KEYS = ["status", "offset", "version", "flags", "client-r", "client-send",
-        "client-recv", "server-r", "server-send", "server-recv", "c2s", "s2c",
+# the dump's attributes in the procfs file's order, and the procfs
+# file's names of the four that the dump prefixes with client-
+KEYS = ["client-status", "client-offset", "client-version", "client-flags", "client-r",
+        "client-send", "client-recv", "server-r", "server-send", "server-recv", "c2s", "s2c",
         "r", "send-inv", "send-plain", "recv-buf", "send-buf", "server-sent",
         "sq-depth", "sq-avail"]
+PROCFS_NAME = {"client-status": "status", "client-offset": "offset",
+               "client-version": "version", "client-flags": "flags"}
 
 
 def addr(raw, port=True):
@@ -51,9 +55,9 @@ def main():
         f = ["local=" + addr(m["local"]), "remote=" + addr(m["remote"], False)]
         for k in KEYS:
             v = m.get(k)
-            if k == "flags":
+            if k == "client-flags":
                 v = "0x%02x" % v
-            f.append("%s=%s" % (k.replace("-", "_"), v))
+            f.append("%s=%s" % (PROCFS_NAME.get(k, k).replace("-", "_"), v))
         print(" ".join(f))
     return 0
 
