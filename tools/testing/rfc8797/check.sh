@@ -37,13 +37,10 @@ stages=("$@")
 ALL_STAGES=(ktap bench kunit sparse postings fuzz wireshark e2e hostile sendqueue parallel storm interop)
 # the DKMS packages: 6.12's (Debian 12 and 13's 6.12, both stages) and
 # mainline's (Debian 13's backports 7.3: the trixie stage alone, as
-# Debian's 7.3 headers need trixie's gcc-14).  Mainline's trixie stage
-# takes about 20 minutes, which make check cannot add within CI's 90:
-# it runs when asked for (check.sh trixie on mainline, or
-# CHECK_TRIXIE73=1), and the interop matrix's stock-7.3 cells run always.
+# Debian's 7.3 headers need trixie's gcc-14)
 if [ "$RFC_BASE" = 6.12 ]; then
 	ALL_STAGES+=(dkms trixie)
-elif [ -n "${CHECK_TRIXIE73:-}" ]; then
+else
 	ALL_STAGES+=(trixie)
 fi
 # When make check runs both bases, the 6.12 base runs what guards the

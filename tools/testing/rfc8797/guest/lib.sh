@@ -397,6 +397,28 @@ no_conns() {
 # wait_no_conns: until the server lists no connection (at most 20 s)
 wait_no_conns() { slowwait 20 no_conns; }
 
+# The server's rpcrdma:svcrdma_cm_private events, in a trace instance of
+# their own: the server's view where nothing lists its connections
+# (Debian's nfsd with our rpcrdma.ko from the DKMS package has no
+# rdma-conn-get).  srv_trace_start clears it (fails without the event);
+# srv_traced prints "C2S S2C R" of the one connection accepted since,
+# or "N events" when that was not one.
+SRV_TRACE=/sys/kernel/tracing/instances/rfc8797-srv
+srv_trace_start() {
+	[ -d /sys/kernel/tracing/events/rpcrdma/svcrdma_cm_private ] || return 1
+	mkdir -p $SRV_TRACE 2>/dev/null
+	echo 1 >$SRV_TRACE/events/rpcrdma/svcrdma_cm_private/enable || return 1
+	: >$SRV_TRACE/trace
+}
+srv_traced() {
+	local l n
+	n=$(grep -c 'svcrdma_cm_private: ' $SRV_TRACE/trace 2>/dev/null)
+	[ "$n" = 1 ] || { echo "${n:-0} events"; return; }
+	l=$(grep 'svcrdma_cm_private: ' $SRV_TRACE/trace)
+	l=${l##*negotiated }
+	echo "$(field c2s "$l") $(field s2c "$l") $(field R "$l")"
+}
+
 # The client's RPC-over-RDMA tracepoints, to record what was negotiated
 trace_on() {
 	local t=/sys/kernel/tracing

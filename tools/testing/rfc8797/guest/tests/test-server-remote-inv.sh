@@ -4,7 +4,10 @@
 #  - R on both sides: small O_DIRECT reads (4k..64k, each with one Write
 #    chunk) and writes get replies posted with Send With Invalidate;
 #    the global and per-connection counters grow and agree with the
-#    server's svcrdma_post_send tracepoint (inv_rkey != 0).
+#    server's svcrdma_post_send tracepoint (inv_rkey != 0).  Where no
+#    connection list exists (Debian's nfsd with the DKMS package), the
+#    connection's R comes from its svcrdma_cm_private event and its
+#    counts from the global counters, one connection at a time.
 #  - R off on the server (remote_invalidation=0), and no server private
 #    data at all (fault injection, cm_omit server): zero Send With
 #    Invalidate posted.
@@ -20,6 +23,13 @@ SYS=/proc/sys/sunrpc/svc_rdma
 MNT=/mnt/ri
 
 setup_nfs_rdma srv-rinv-
+# the server's per-connection view: its connection list, or where
+# nothing lists them (Debian's nfsd with the DKMS package's rpcrdma.ko)
+# the negotiated R of the svcrdma_cm_private event and the global Send
+# counters, one connection at a time
+view=conns
+has_conns || view=trace
+log "server's view: $view"
 echo 4096 >/proc/sys/sunrpc/rdma_max_inline_read
 echo 4096 >/proc/sys/sunrpc/rdma_max_inline_write
 dd if=/dev/urandom of=$EXPORT/data bs=64k count=16 status=none
@@ -39,8 +49,12 @@ workload() {
 # run_case NAME REMOTE_INV PRIVDATA EXPECT(inv|none) [CLIENT_KNOB=VAL]
 run_case() {
 	local t=srv-rinv-$1 rinv=$2 priv=$3 expect=$4 knob=${5:-}
-	local g0 g1 p0 p1 line inv plain tinv cinv
-	wait_no_conns || fail "$t-idle" "old connection still listed"
+	local g0 g1 p0 p1 line inv plain tinv cinv r
+	if [ "$view" = conns ]; then
+		wait_no_conns || fail "$t-idle" "old connection still listed"
+	else
+		srv_trace_start || fail "$t-idle" "no svcrdma_cm_private event to trace"
+	fi
 	# a server that sends no Private Data is played by fault injection,
 	# which Debian's kernels (the DKMS package's) are built without
 	if [ "$priv" = 0 ] && ! has_cm_omit; then
@@ -61,11 +75,15 @@ run_case() {
 	workload && pass "$t-io" || fail "$t-io" "O_DIRECT I/O or checksum failed"
 	# the server counts a Send when it completes: let the last ones
 	sleep 1
-	line=$(conns)
+	[ "$view" != conns ] || line=$(conns)
 	cinv=$(mstat $MNT reminv)
 	umount_nfs $MNT || fail "$t-umount" "umount failed"
 	g1=$(cat $SYS/rdma_stat_send_inv) && p1=$(cat $SYS/rdma_stat_send_plain) ||
 		{ fail "$t" "cannot read the global Send counters"; return; }
+	if [ "$view" = trace ]; then
+		read -r _ _ r <<<"$(srv_traced)"
+		line="r=$r send_inv=$((g1 - g0)) send_plain=$((p1 - p0)) (the global counters)"
+	fi
 	inv=$(field send_inv "$line") plain=$(field send_plain "$line")
 	tinv=$(trace_dump | grep svcrdma_post_send | grep -vc 'inv_rkey=0x00000000')
 	log "$t: $line"
