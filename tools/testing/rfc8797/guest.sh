@@ -208,7 +208,8 @@ elif [ "$icount" = 1 ]; then
 	die "--icount needs --count"
 fi
 qemu=(qemu-system-x86_64 -machine q35 -accel "$accel" "${plugin[@]}" -cpu max
-	-m "$mem" -smp "$cpus" -no-reboot -nographic -kernel "$image" "${initrd[@]}"
+	-m "$mem" -smp "$cpus" -no-reboot -nographic -pidfile "$results/qemu.pid"
+	-kernel "$image" "${initrd[@]}"
 	-append "$cmdline"
 	-virtfs "local,path=$rootdir,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 	-virtfs "local,path=$results,mount_tag=results,security_model=none,multidevs=remap"

@@ -25,18 +25,25 @@ resolve_base || exit 1	# once, for both guests
 # otherwise.  The quick mainline interop matrix took 754 s so, 935 s
 # with one thread per guest (its Debian 6.12 cells 114 s against 76).
 export RFC8797_TCG_THREAD=${RFC8797_TCG_THREAD:-multi}
-results=$CACHE/runs/interop-$(date +%Y%m%d-%H%M%S)-$$
-if [ "${1:-}" = --results ]; then results=$2; shift 2; fi
-ctimeout=800
-if [ "${1:-}" = --timeout ]; then ctimeout=$2; shift 2; fi
-dump=0
-if [ "${1:-}" = --dump ]; then dump=1; shift; fi
-client=$RFC_HARNESS/guest/interop-client.sh
-if [ "${1:-}" = --client ]; then client=$(realpath "$2"); shift 2; fi
-server=$RFC_HARNESS/guest/interop-server.sh
-if [ "${1:-}" = --server ]; then server=$(realpath "$2"); shift 2; fi
+usage() { sed -n '7,8s/^#   //p' "$0"; }
+results=$CACHE/runs/interop-$(date +%Y%m%d-%H%M%S)-$$ ctimeout=800 dump=0
+client=$RFC_HARNESS/guest/interop-client.sh server=$RFC_HARNESS/guest/interop-server.sh
 scount=() ccount=()
-if [ "${1:-}" = --count ]; then scount=(--count "$2") ccount=(--count "$3"); shift 3; fi
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--results) results=$2; shift 2 ;;
+	--timeout) ctimeout=$2; shift 2 ;;
+	--dump) dump=1; shift ;;
+	--client) client=$(realpath "$2"); shift 2 ;;
+	--server) server=$(realpath "$2"); shift 2 ;;
+	--count) scount=(--count "$2") ccount=(--count "$3"); shift 3 ;;
+	-h | --help) usage; exit 0 ;;
+	--*) usage >&2; die "unknown option $1" ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 2 ] || { usage >&2; die "a server kernel and a client kernel"; }
+[[ "$ctimeout" =~ ^[1-9][0-9]*$ ]] || die "--timeout $ctimeout: seconds"
 skern=$1 ckern=$2
 shift 2
 sargs=""
@@ -57,6 +64,11 @@ slowwait 60 test -S "$sock"
 	--net "unix:$sock:client" --mac 52:54:00:12:34:02 --timeout "$ctimeout" "${ccount[@]}" \
 	--append "rfc8797.inject=${RFC8797_INJECT:-}" "$client" "$@" &
 cpid=$!
+# stop_guest ROLE: stop that guest's QEMU (guest.sh's ROLE/qemu.pid)
+stop_guest() {
+	local p
+	read -r p 2>/dev/null <"$results/$1/qemu.pid" && kill -TERM "$p" 2>/dev/null || true
+}
 # A server guest that ends first (a crash, or its own time limit) leaves
 # the client's NFS I/O waiting for ever: stop the client 20 s later.
 while kill -0 "$cpid" 2>/dev/null; do
@@ -64,7 +76,7 @@ while kill -0 "$cpid" 2>/dev/null; do
 		wait_timeout "$cpid" 20 && break
 		echo "interop: server guest gone, stopping the client guest" >&2
 		: >"$results/client.stopped"
-		pkill -TERM -f -- "path=$results/client,mount_tag=results" || true
+		stop_guest client
 		break
 	fi
 	sleep 2
