@@ -391,15 +391,20 @@ run_loop() {
 }
 cost_jobs=${BENCH_COST_JOBS:-2}
 [[ "$cost_jobs" =~ ^[1-9]$ ]] || die "BENCH_COST_JOBS=$cost_jobs: 1 to 9 loop boots at once"
+# cost_guest KERNEL: gk, the kernel guest.sh boots for it, and lf, its
+# layers file (empty when there is none: Debian's kernel)
+cost_guest() {
+	case "$1" in base) gk=$base_k ;; *) gk=$1 ;; esac
+	lf=$out/layers-$1.txt
+	[ -f "$lf" ] || lf=""
+}
 # the loop boots first, COST_JOBS at a time; then the pairs, one at a
 # time (a pair's scheduler and packet path follow the host's load)
 loops=()
 for ((b = 1; b <= boots; b++)); do
 	for k in $cost_kernels; do
 		[[ " $topologies " = *" loop "* ]] || continue
-		case "$k" in base) gk=$base_k ;; *) gk=$k ;; esac
-		lf=$out/layers-$k.txt
-		[ -f "$lf" ] || lf=""
+		cost_guest "$k"
 		wait_for_slot "$cost_jobs" "${loops[@]}"
 		th=""
 		[ "$k" != ours ] || th=${cost_th:-}
@@ -414,9 +419,7 @@ done
 for ((b = 1; b <= boots; b++)); do
 	for k in $cost_kernels; do
 		[[ " $topologies " = *" pair "* ]] || continue
-		case "$k" in base) gk=$base_k ;; *) gk=$k ;; esac
-		lf=$out/layers-$k.txt
-		[ -f "$lf" ] || lf=""
+		cost_guest "$k"
 		RUN_KIND=cost RUN_LAYERS=$lf run "cost$b-$k" "$gk" "$gk" --kernel "$k" --boot "$b" \
 			--versions "$cost_versions" --workloads "$cost_workloads" --iodepth "$iodepth"
 	done

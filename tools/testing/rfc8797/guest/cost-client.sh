@@ -47,7 +47,7 @@
 # max_send_size following it), a mount each; windows "WL@N".
 . "$(dirname "$0")/lib.sh"
 ktap_begin cost-client
-kernel=ours boot=1 versions="3 4.2" iodepth=16 files=200 idle=4 loop=0 thresholds=""
+kernel=ours boot=1 versions="3 4.2" iodepth=16 files=1000 idle=4 loop=0 thresholds=""
 workloads="randread-4k randwrite-4k randread-8k randwrite-8k read-1m write-1m meta"
 while [ $# -gt 0 ]; do
 	case "$1" in
