@@ -410,6 +410,23 @@ srv_trace_start() {
 	echo 1 >$SRV_TRACE/events/rpcrdma/svcrdma_cm_private/enable || return 1
 	: >$SRV_TRACE/trace
 }
+# server_view: SERVER_VIEW, where a test reads the server's side of a
+# connection: "conns" (its connection list), or "trace" where nothing
+# lists them (srv_trace_start/srv_traced, one connection at a time)
+server_view() {
+	SERVER_VIEW=conns
+	has_conns || SERVER_VIEW=trace
+	log "server's view: $SERVER_VIEW"
+}
+# server_view_fresh: before the next connection, no old one listed, or
+# the trace of its event cleared; fails, with why, when not
+server_view_fresh() {
+	if [ "$SERVER_VIEW" = conns ]; then
+		wait_no_conns || { echo "an old connection is still listed"; return 1; }
+	else
+		srv_trace_start || { echo "no svcrdma_cm_private event to trace"; return 1; }
+	fi
+}
 srv_traced() {
 	local l n
 	n=$(grep -c 'svcrdma_cm_private: ' $SRV_TRACE/trace 2>/dev/null)

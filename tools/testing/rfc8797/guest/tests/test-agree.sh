@@ -24,9 +24,7 @@ setup_nfs_rdma
 # the server's view: its connection list, or where nothing lists them
 # (Debian's nfsd with the DKMS package's rpcrdma.ko) its
 # svcrdma_cm_private event of each connection
-view=conns
-has_conns || view=trace
-log "server's view: $view"
+server_view
 dd if=/dev/urandom of=/tmp/big bs=1M count=2 status=none
 want_sum=$(file_sum /tmp/big)
 
@@ -43,15 +41,11 @@ for cfg in "${cfgs[@]}"; do
 	for v in 3 4.2; do
 		t=c${cw}-${cr}-${cR}_s${sr}-${ss}-${sR}_nfs$v mnt=/mnt/a
 		# one connection at a time, so the server's line is this one's
-		if [ "$view" = conns ]; then
-			wait_no_conns || fail "$t-idle" "an old connection is still listed"
-		else
-			srv_trace_start || fail "$t-idle" "no svcrdma_cm_private event to trace"
-		fi
+		why=$(server_view_fresh) || fail "$t-idle" "$why"
 		mount_nfs "$v" "$mnt" || { fail "$t-mount" "mount failed"; continue; }
 		cp /tmp/big "$mnt/big-$t" && sync
 		client="$(cm c2s) $(cm s2c) $(cm r)"
-		if [ "$view" = conns ]; then
+		if [ "$SERVER_VIEW" = conns ]; then
 			server="$(kv c2s) $(kv s2c) $(kv r)" detail=$(conns | tail -n 1)
 			[ "$(conns | grep -c .)" = 1 ] || server="$(conns | grep -c .) connections listed"
 		else

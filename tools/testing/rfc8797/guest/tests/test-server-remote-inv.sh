@@ -27,9 +27,7 @@ setup_nfs_rdma srv-rinv-
 # nothing lists them (Debian's nfsd with the DKMS package's rpcrdma.ko)
 # the negotiated R of the svcrdma_cm_private event and the global Send
 # counters, one connection at a time
-view=conns
-has_conns || view=trace
-log "server's view: $view"
+server_view
 echo 4096 >/proc/sys/sunrpc/rdma_max_inline_read
 echo 4096 >/proc/sys/sunrpc/rdma_max_inline_write
 dd if=/dev/urandom of=$EXPORT/data bs=64k count=16 status=none
@@ -49,12 +47,8 @@ workload() {
 # run_case NAME REMOTE_INV PRIVDATA EXPECT(inv|none) [CLIENT_KNOB=VAL]
 run_case() {
 	local t=srv-rinv-$1 rinv=$2 priv=$3 expect=$4 knob=${5:-}
-	local g0 g1 p0 p1 line inv plain tinv cinv r
-	if [ "$view" = conns ]; then
-		wait_no_conns || fail "$t-idle" "old connection still listed"
-	else
-		srv_trace_start || fail "$t-idle" "no svcrdma_cm_private event to trace"
-	fi
+	local g0 g1 p0 p1 line inv plain tinv cinv r why
+	why=$(server_view_fresh) || fail "$t-idle" "$why"
 	# a server that sends no Private Data is played by fault injection,
 	# which Debian's kernels (the DKMS package's) are built without
 	if [ "$priv" = 0 ] && ! has_cm_omit; then
@@ -75,12 +69,12 @@ run_case() {
 	workload && pass "$t-io" || fail "$t-io" "O_DIRECT I/O or checksum failed"
 	# the server counts a Send when it completes: let the last ones
 	sleep 1
-	[ "$view" != conns ] || line=$(conns)
+	[ "$SERVER_VIEW" != conns ] || line=$(conns)
 	cinv=$(mstat $MNT reminv)
 	umount_nfs $MNT || fail "$t-umount" "umount failed"
 	g1=$(cat $SYS/rdma_stat_send_inv) && p1=$(cat $SYS/rdma_stat_send_plain) ||
 		{ fail "$t" "cannot read the global Send counters"; return; }
-	if [ "$view" = trace ]; then
+	if [ "$SERVER_VIEW" = trace ]; then
 		read -r _ _ r <<<"$(srv_traced)"
 		line="r=$r send_inv=$((g1 - g0)) send_plain=$((p1 - p0)) (the global counters)"
 	fi
