@@ -5,9 +5,13 @@ read with the kernel's own YNL library, printed one line of key=value fields
 per connection in the form of the 6.12 series' /proc/net/rpc/svc_rdma_connections
 (so that tests read both alike).
 
-    conns.py TREE     TREE: a kernel tree with the series (its YNL and nfsd spec)
+    conns.py TREE             TREE: a kernel tree with the series (its YNL and nfsd spec)
+    conns.py TREE --serve PORT
 
 Exit status 0 with no output: no connection; 2: the kernel has no such dump.
+With --serve, the same for every TCP connection to 127.0.0.1:PORT, the
+first line "#error REASON" where the dump fails: one Python start (over a
+second of a TCG guest's time) for all of a test's listings (guest/lib.sh).
 """
 import ipaddress
 import os
@@ -43,14 +47,21 @@ def addr(raw, port=True):
     return "%s:%d" % (s, p) if port else s.strip("[]")
 
 
-def main():
-    spec = os.path.join(tree, "Documentation/netlink/specs/nfsd.yaml")
+YNL = None
+
+
+def listing():
+    """The connections' lines, or raises ConnsError."""
+    global YNL
     try:
-        ynl = YnlFamily(spec, schema="")
-        msgs = ynl.dump("rdma-conn-get", {})
+        if YNL is None:
+            YNL = YnlFamily(os.path.join(tree, "Documentation/netlink/specs/nfsd.yaml"),
+                            schema="")
+        msgs = YNL.dump("rdma-conn-get", {})
     except (YnlException, NlError, KeyError) as e:
-        print("conns.py: no rdma-conn-get dump: %s" % e, file=sys.stderr)
-        return 2
+        YNL = None  # a socket left in the middle of a dump is not used again
+        raise ConnsError("no rdma-conn-get dump: %s" % e) from e
+    out = []
     for m in msgs:
         f = ["local=" + addr(m["local"]), "remote=" + addr(m["remote"], False)]
         for k in KEYS:
@@ -58,7 +69,38 @@ def main():
             if k == "client-flags":
                 v = "0x%02x" % v
             f.append("%s=%s" % (PROCFS_NAME.get(k, k).replace("-", "_"), v))
-        print(" ".join(f))
+        out.append(" ".join(f) + "\n")
+    return "".join(out)
+
+
+class ConnsError(Exception):
+    pass
+
+
+def serve(port):
+    """A listing for every connection, until killed; the caller's
+    descriptors beyond stdio are closed, so that no pipe it reads from
+    waits for this process."""
+    os.closerange(3, 1024)
+    srv = socket.create_server(("127.0.0.1", port))
+    while True:
+        c, _ = srv.accept()
+        try:
+            text = listing()
+        except ConnsError as e:
+            text = "#error %s\n" % e
+        with c:
+            c.sendall(text.encode())
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[2] == "--serve":
+        serve(int(sys.argv[3]))
+    try:
+        sys.stdout.write(listing())
+    except ConnsError as e:
+        print("conns.py: %s" % e, file=sys.stderr)
+        return 2
     return 0
 
 

@@ -185,8 +185,7 @@ echo "client kernel: $(uname -r)"
 echo 0 >/proc/sys/kernel/kptr_restrict 2>/dev/null
 if [ "$loop" = 1 ]; then
 	topo=loop
-	setup_rdma rxe || { fail cost-setup "rdma link add failed"; exit 1; }
-	start_nfsd || { fail cost-setup "nfsd did not start"; exit 1; }
+	setup_nfs_rdma cost-
 else
 	topo=pair
 	nic=$(nic_up) || { fail cost-setup "no NIC"; exit 1; }

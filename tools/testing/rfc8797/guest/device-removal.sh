@@ -39,15 +39,14 @@ while [ $# -gt 0 ]; do
 done
 
 echo 60 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
-setup_rdma || { fail setup "rdma link add failed"; exit 1; }
-modprobe rpcrdma 2>/dev/null
+setup_nfs_rdma
 if [ -n "$inline" ]; then
+	# svcrdma reads max_req_size at each accept; the upstream client
+	# sysctls (CONFIG_SUNRPC_DEBUG), which our series keeps, at mount
 	echo "$inline" >/proc/sys/sunrpc/svc_rdma/max_req_size
-	# the upstream sysctls (CONFIG_SUNRPC_DEBUG); our series keeps them
 	echo "$inline" >/proc/sys/sunrpc/rdma_max_inline_read
 	echo "$inline" >/proc/sys/sunrpc/rdma_max_inline_write
 fi
-start_nfsd || { fail nfsd "nfsd did not start"; exit 1; }
 if [ "$trace" = 1 ]; then
 	echo 4096 >/sys/kernel/tracing/buffer_size_kb
 	trace_on rdma_cma rpcrdma/xprtrdma_connect rpcrdma/xprtrdma_disconnect \
@@ -106,11 +105,8 @@ for ((r = 1; r <= rounds; r++)); do
 		exit 1
 	fi
 	pass "removal-$r"
-	sleep 2
-	rdma link add "$RDMA_LINK" type "$TRANSPORT" netdev "$RDMA_NETDEV" ||
-		{ fail "relink-$r" "rdma link add failed"; break; }
-	sleep 1
-	echo "rdma $RDMA_PORT" >/proc/fs/nfsd/portlist 2>/dev/null
+	rdma_link_again || { fail "relink-$r" "rdma link add failed"; break; }
+	nfsd_listen_again
 	touch /tmp/stop-reads
 	if ! SLOWWAIT_INTERVAL=1 slowwait 180 pid_ended $rpid; then
 		kill $rpid

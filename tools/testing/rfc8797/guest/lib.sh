@@ -116,7 +116,9 @@ setup_nfs_rdma() {
 	start_nfsd || { fail "${p}nfsd" "nfsd did not start"; exit 1; }
 }
 
-# start_nfsd: an NFS server exporting a tmpfs at $EXPORT over RDMA
+# start_nfsd: an NFS server exporting a tmpfs at $EXPORT over RDMA;
+# NFSD_GRACE_END: the $SECONDS at which its NFSv4 grace period has ended
+# (now, when it had no client to reclaim)
 start_nfsd() {
 	modprobe nfsd 2>/dev/null
 	modprobe rpcrdma 2>/dev/null
@@ -131,7 +133,17 @@ start_nfsd() {
 	exportfs -ra || return 1
 	echo 10 >/proc/fs/nfsd/nfsv4gracetime
 	echo 10 >/proc/fs/nfsd/nfsv4leasetime
+	# nfsd's client tracking daemon on an empty database: a server that
+	# has no client to reclaim skips the NFSv4 grace period (without it,
+	# the first OPEN waited 10 s, and nfsd 1 s more for the daemon)
+	if ! pgrep -x nfsdcld >/dev/null; then
+		mkdir -p /run/nfsdcld
+		nfsdcld -p /var/lib/nfs/rpc_pipefs -s /run/nfsdcld || log "nfsdcld did not start"
+	fi
 	rpc.nfsd 4 || return 1
+	NFSD_GRACE_END=$SECONDS
+	dmesg | grep 'grace period' | tail -n 1 | grep -q skipping ||
+		NFSD_GRACE_END=$((SECONDS + 12))
 	echo "rdma $RDMA_PORT" >/proc/fs/nfsd/portlist || return 1
 	log "nfsd portlist: $(tr '\n' ' ' </proc/fs/nfsd/portlist)"
 }
@@ -300,26 +312,40 @@ cm_omitted() {
 # DKMS package: the commits behind them change sunrpc.ko) gets the same
 # values from the client's tracepoints, see cm_traced.
 cm() {
-	local f v vals="" live=0
+	local f v line dst rdma vals=() u=() live=0 key=rdma_$1=
+	# bash's own reads: a process costs tens of milliseconds in a TCG
+	# guest, and tests read a key or three after every mount
 	for f in /sys/kernel/sunrpc/xprt-switches/*/xprt-*/xprt_info; do
 		[ -f "$f" ] || continue
-		[ "$(cat "${f%/*}/dstaddr" 2>/dev/null)" = "${2:-$SERVER_ADDR}" ] || continue
-		grep -q '^rdma_' "$f" 2>/dev/null || { live=1; continue; }
-		v=$(sed -n "s/^rdma_$1=//p" "$f" 2>/dev/null)
+		dst=""
+		{ read -r dst <"${f%/*}/dstaddr"; } 2>/dev/null
+		[ "$dst" = "${2:-$SERVER_ADDR}" ] || continue
+		v="" rdma=0
+		while IFS= read -r line; do
+			case "$line" in
+			"$key"*) rdma=1 v=${line#"$key"} ;;
+			rdma_*) rdma=1 ;;
+			esac
+		done 2>/dev/null <"$f"
+		[ "$rdma" = 1 ] || { live=1; continue; }
 		# the status is a number there (0 found, 1 absent,
 		# 2 truncated, 3 bad-version), a name in the trace
 		[ "$1" != cm_status ] || case "$v" in
 		0) v=found ;; 1) v=absent ;; 2) v=truncated ;; 3) v=bad-version ;;
 		esac
-		[ -n "$v" ] && vals="$vals $v"
+		[ -n "$v" ] && vals+=("$v")
 	done
-	[ -n "$vals" ] || [ "$live" = 0 ] || vals=$(cm_traced "$1" "${2:-$SERVER_ADDR}")
-	vals=$(echo $vals | tr ' ' '\n' | sort -u | tr '\n' ' ')
-	vals=${vals% }
-	case "$vals" in
-	"") echo none ;;
-	*" "*) echo "ambiguous: $vals"; return 1 ;;
-	*) echo "$vals" ;;
+	if [ ${#vals[@]} -eq 0 ] && [ "$live" = 1 ]; then
+		# shellcheck disable=SC2207	# one word per value
+		vals=($(cm_traced "$1" "${2:-$SERVER_ADDR}"))
+	fi
+	for v in "${vals[@]}"; do
+		[[ " ${u[*]} " == *" $v "* ]] || u+=("$v")
+	done
+	case ${#u[@]} in
+	0) echo none ;;
+	1) echo "${u[0]}" ;;
+	*) echo "ambiguous: $(printf '%s\n' "${u[@]}" | sort | tr '\n' ' ' | sed 's/ $//')"; return 1 ;;
 	esac
 }
 
@@ -376,14 +402,32 @@ cm_traced() {
 # 6.12 series, whose DKMS package cannot change nfsd.ko, lists them in
 # /proc/net/rpc/svc_rdma_connections in the same form.  Fails on a
 # kernel that has neither (a stock server).
+# conns.py runs once, as a listener on 127.0.0.1:$CONNS_PORT that
+# answers each connection with a listing: a Python start costs over a
+# second of a TCG guest's time, and tests list the connections hundreds
+# of times.
 CONNS_PROC=/proc/net/rpc/svc_rdma_connections
+CONNS_PORT=7798
 conns() {
+	local fd out
 	if [ -e $CONNS_PROC ]; then
 		cat $CONNS_PROC
-	else
-		python3 "$(dirname "${BASH_SOURCE[0]}")/conns.py" "${RFC_CACHE:-/nonexistent}/mainline/tree"
+		return
 	fi
+	if ! { exec {fd}<>"/dev/tcp/127.0.0.1/$CONNS_PORT"; } 2>/dev/null; then
+		python3 "$(dirname "${BASH_SOURCE[0]}")/conns.py" "${RFC_CACHE:-/nonexistent}/mainline/tree" \
+			--serve $CONNS_PORT </dev/null >/dev/null 2>/results/conns.log &
+		SLOWWAIT_INTERVAL=0.2 slowwait 30 conns_listening || return 2
+		exec {fd}<>"/dev/tcp/127.0.0.1/$CONNS_PORT" || return 2
+	fi
+	IFS= read -r -d '' -u "$fd" out
+	exec {fd}>&-
+	case "$out" in
+	"#error "*) echo "conns.py: ${out#\#error }" >&2; return 2 ;;
+	esac
+	printf '%s' "$out"
 }
+conns_listening() { { exec {_cl_fd}<>"/dev/tcp/127.0.0.1/$CONNS_PORT"; } 2>/dev/null && exec {_cl_fd}>&-; }
 
 # has_conns: this kernel lists the server's connections (conns works)
 has_conns() { [ -r $CONNS_PROC ] || conns >/dev/null 2>&1; }
@@ -631,17 +675,24 @@ snap_connect() { { exec 3<>"/dev/tcp/$SERVER_ADDR/$SNAP_PORT"; } 2>/dev/null; }
 
 # rdma_relink: remove the RDMA device made by setup_rdma and add it again
 # on the same netdev (ib_unregister_device: every connection and
-# listener on it goes away)
+# listener on it goes away); rdma_link_again: only the adding, after a
+# removal of the caller's own
 rdma_relink() {
 	timeout 60 rdma link del "$RDMA_LINK" || return 1
+	rdma_link_again
+}
+rdma_link_again() {
 	sleep 2
 	timeout 60 rdma link add "$RDMA_LINK" type "${RDMA_LINK%0}" netdev "$RDMA_NETDEV"
 }
 
 # nfsd_relink: rdma_relink, then nfsd's RDMA listener again (it went away
-# with the device)
+# with the device: nfsd_listen_again)
 nfsd_relink() {
 	rdma_relink || return 1
+	nfsd_listen_again
+}
+nfsd_listen_again() {
 	sleep 1
 	echo "rdma $RDMA_PORT" >/proc/fs/nfsd/portlist 2>/dev/null
 	true

@@ -11,7 +11,7 @@
 #           tools/testing/rfc8797/guest/relink-loop.sh [N [VERSION]]
 . "$(dirname "$0")/lib.sh"
 N=${1:-25} V=${2:-4.2}
-ktap_begin relink-loop 3
+ktap_begin relink-loop 3	# the transport, the loop, dmesg
 setup_nfs_rdma relink- || exit 1
 trace_on sunrpc/rpc_connect_status sunrpc/rpc_call_rpcerror rpcrdma/xprtrdma_connect
 dd if=/dev/urandom of=/tmp/f bs=1M count=4 status=none

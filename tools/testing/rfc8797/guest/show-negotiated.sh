@@ -8,8 +8,7 @@ ktap_begin show-negotiated
 vers=${1:-4.2}
 
 echo "kernel: $(uname -r)"
-setup_rdma rxe || { fail setup "rdma link add failed"; exit 1; }
-start_nfsd || { fail nfsd "nfsd did not start"; exit 1; }
+setup_nfs_rdma
 trace_on rpcrdma/xprtrdma_cm_private rpcrdma/svcrdma_cm_private
 mount_nfs "$vers" /mnt || { fail mount "mount -o vers=$vers,proto=rdma failed"; exit 1; }
 echo "mounted: $(grep ' /mnt ' /proc/mounts)"

@@ -47,8 +47,7 @@ else
 fi
 log "modinfo: $(modinfo rpcrdma | grep -E '^(filename|version|rfc8797_|signer)' | tr '\n' ';')"
 
-setup_rdma rxe || fail "dkms-install-rdma" "rdma link add failed"
-start_nfsd || fail "dkms-install-nfsd" "nfsd did not start"
+setup_nfs_rdma dkms-install-
 if mount_nfs 3 /mnt/v3; then
 	dd if=/dev/urandom of=/tmp/f bs=1M count=4 status=none
 	cp /tmp/f /mnt/v3/f && sync

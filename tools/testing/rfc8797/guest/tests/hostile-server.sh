@@ -39,8 +39,7 @@ SYS=/proc/sys/sunrpc/svc_rdma
 SRV_R=1 SRV_SEND=8192 SRV_RECV=16384
 SRV_MSG=$(hex_of_message $SRV_R $SRV_SEND $SRV_RECV)
 
-setup_rdma "$TRANSPORT" || { fail hostile-server-setup "rdma link add failed"; exit 1; }
-start_nfsd || { fail hostile-server-nfsd "nfsd did not start"; exit 1; }
+setup_nfs_rdma hostile-server-
 echo $SRV_RECV >$SYS/max_req_size && echo $SRV_SEND >$SYS/max_send_size &&
 	echo $SRV_R >$SYS/remote_invalidation ||
 	{ fail hostile-server-sysctl "cannot configure the server"; exit 1; }

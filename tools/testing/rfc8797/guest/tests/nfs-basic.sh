@@ -28,9 +28,7 @@ ktap_begin nfs-basic $((2 + 9 * $#))
 TRANSPORT=$transport
 transport_expect "$transport"
 
-setup_rdma "$transport" || { fail "$prefix-setup" "rdma link add failed"; exit 1; }
-check_transport "$prefix-transport"
-start_nfsd || { fail "$prefix-nfsd" "nfsd did not start"; exit 1; }
+setup_nfs_rdma "$prefix-"
 
 src=/tmp/src
 mkdir -p $src/small

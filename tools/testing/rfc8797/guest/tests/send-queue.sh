@@ -42,17 +42,19 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../hostile-table.sh"
 
-ktap_begin send-queue 12
+credits=(128 256)	# max_requests of the last results
+# the transport, probe and calibration; read-exact, read-over,
+# write-exact, write-over; no nfsd blocked, no connection left, the
+# mount after; one per credits value; dmesg
+ktap_begin send-queue $((3 + 4 + 3 + ${#credits[@]} + 1))
 hostile_start server
 SYS=/proc/sys/sunrpc/svc_rdma
 MNT=/mnt/chunks
 SRV_RECV=16384
 
-setup_rdma "$TRANSPORT" || { fail chunks-setup "rdma link add failed"; exit 1; }
-start_nfsd || { fail chunks-nfsd "nfsd did not start"; exit 1; }
-# start_nfsd sets a 10 s grace period, during which an NFSv4 READ with
-# the anonymous stateid gets NFS4ERR_GRACE
-GRACE_END=$((SECONDS + 12))
+setup_nfs_rdma chunks-
+# in nfsd's grace period (NFSD_GRACE_END), an NFSv4 READ with the
+# anonymous stateid gets NFS4ERR_GRACE
 # a Send Queue that one call can fill; Receive buffers that hold the
 # Read list of such a call (24 octets per segment)
 echo 4 >$SYS/max_requests && echo $SRV_RECV >$SYS/max_req_size ||
@@ -204,7 +206,7 @@ else
 	skip read-exact "$DEPTH entries are not a whole number of $PER-entry segments"
 fi
 read_case read-over $((DEPTH / PER + 1)) "RDMA_ERROR err=ERR_CHUNK|closed"
-while [ $SECONDS -lt $GRACE_END ]; do sleep 1; done
+while [ $SECONDS -lt "$NFSD_GRACE_END" ]; do sleep 1; done
 write_case write-exact $((DEPTH - 1)) RDMA_MSG
 write_case write-over "$DEPTH" "RDMA_ERROR err=ERR_CHUNK"
 
@@ -247,7 +249,7 @@ nfs_after after_check
 # many credits: a deeper Send Queue must still be created and used
 dd if=/dev/urandom of=/tmp/sq-f bs=1M count=8 status=none
 sum=$(file_sum /tmp/sq-f)
-for credits in 128 256; do
+for credits in "${credits[@]}"; do
 	echo $credits >$SYS/max_requests
 	wait_no_conns
 	if ! mount_nfs 3 $MNT; then

@@ -33,11 +33,8 @@ grep -q 'rfc8797-debug' /proc/version && slow=3	# sanitizer kernel
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 echo 60 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
-setup_rdma "$TRANSPORT" || { fail storm-setup "rdma link add failed"; exit 1; }
-dev=$(rdma link show | awk '{print $2}' | cut -d/ -f1 | head -n 1)
-netdev=$(rdma link show | sed -n 's/.*netdev \([^ ]*\).*/\1/p' | head -n 1)
+setup_nfs_rdma storm-
 echo 16384 >/proc/sys/sunrpc/svc_rdma/max_req_size
-start_nfsd || { fail storm-nfsd "nfsd did not start"; exit 1; }
 [ -d $F ] || { fail storm-fail-sunrpc "no $F: kernel without FAIL_SUNRPC"; exit 1; }
 
 # resources RESOURCE: how many of them the RDMA device holds now
@@ -121,11 +118,7 @@ while [ "$n" -lt "$want" ] && [ "$tries" -lt $((want * 2)) ]; do
 	client|server)
 		inject "$kind" ;;
 	link)
-		rdma link del "$dev"
-		sleep 2
-		rdma link add "$dev" type "$TRANSPORT" netdev "$netdev"
-		sleep 1
-		echo "rdma $RDMA_PORT" >/proc/fs/nfsd/portlist 2>/dev/null ;;
+		nfsd_relink ;;
 	sizes)
 		s=${sizes[$((tries % ${#sizes[@]}))]}
 		client_set max_inline_write "$s"

@@ -15,7 +15,18 @@
 # is its transport's sysfs xprt_info.
 . "$(dirname "$0")/../lib.sh"
 
-ktap_begin client-knobs 52
+knobs=(max_inline_read max_inline_write remote_invalidation)
+# values the two thresholds refuse and accept; values R refuses
+th_bad=(0 1023 65537 262144 4294967296 -1 abc) th_good=(1024 65536 1500 4096)
+r_bad=(2 -1 maybe)
+vers=(3 4.2)
+ncases=4	# run_case: default, no-remote-inv, (server-)no-private-data
+# the defaults; two results per knob and the missing sysctl; the
+# refusals and acceptances; the transport; two results per case and
+# version; xprt_info's integers; dmesg
+ktap_begin client-knobs $((1 + 2 * ${#knobs[@]} + 1 +
+	2 * (${#th_bad[@]} + ${#th_good[@]}) + ${#r_bad[@]} + 1 +
+	ncases * ${#vers[@]} * 2 + 2))
 
 modprobe rpcrdma 2>/dev/null
 # the shipped defaults, read before anything sets them: 8 KiB inline
@@ -24,7 +35,7 @@ got="$(cat /proc/sys/sunrpc/rdma_max_inline_read) $(cat /proc/sys/sunrpc/rdma_ma
 got="$got $(cat /proc/sys/sunrpc/svc_rdma/max_req_size)"
 [ "$got" = "8192 8192 8192" ] && pass default-thresholds ||
 	fail default-thresholds "client read/write, server max_req_size: '$got', want 8192 each"
-for k in max_inline_read max_inline_write remote_invalidation; do
+for k in "${knobs[@]}"; do
 	[ -e /proc/sys/sunrpc/rdma_$k ] && pass "sysctl-$k-exists" ||
 		fail "sysctl-$k-exists" "no /proc/sys/sunrpc/rdma_$k"
 	[ ! -e /sys/module/rpcrdma/parameters/$k ] && pass "no-second-interface-$k" ||
@@ -48,13 +59,13 @@ refuses() {	# refuses SETTING GOOD BAD...
 	done
 }
 for k in max_inline_read max_inline_write; do
-	refuses $k 8192 0 1023 65537 262144 4294967296 -1 abc
-	for good in 1024 65536 1500 4096; do
+	refuses $k 8192 "${th_bad[@]}"
+	for good in "${th_good[@]}"; do
 		client_set $k $good && [ "$(cat /proc/sys/sunrpc/rdma_$k)" = $good ] &&
 			pass "sysctl-$k-accepts-$good" || fail "sysctl-$k-accepts-$good" "refused"
 	done
 done
-refuses remote_invalidation 1 2 -1 maybe
+refuses remote_invalidation 1 "${r_bad[@]}"
 
 setup_nfs_rdma
 client_set max_inline_read 16384
@@ -65,7 +76,7 @@ want=$(file_sum /tmp/f)
 # case: expected "c2s s2c offered negotiated status sent"
 run_case() {
 	local t=$1 exp=$2 v got mnt=/mnt/k
-	for v in 3 4.2; do
+	for v in "${vers[@]}"; do
 		mount_nfs "$v" "$mnt" || { fail "$t-nfs$v-mount" "mount failed"; continue; }
 		got="$(cm c2s) $(cm s2c) $(cm client_r) $(cm r) $(cm cm_status) $(cm client_sent)"
 		[ "$got" = "$exp" ] && pass "$t-nfs$v-negotiated" ||

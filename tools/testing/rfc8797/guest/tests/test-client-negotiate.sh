@@ -14,16 +14,18 @@
 . "$(dirname "$0")/../lib.sh"
 
 SRV=${1:-32768}
-ktap_begin client-negotiate 38
+# write:read pairs the client advertises; the last one is asymmetric
+cfgs=(1024:1024 4096:4096 16384:16384 65536:65536 2048:65536 5000:3000)
+vers=(3 4.2)
+# the transport, three results per configuration and version, dmesg
+ktap_begin client-negotiate $((2 + ${#cfgs[@]} * ${#vers[@]} * 3))
 
 kround() { echo $(($1 / 1024 * 1024)); }
 
-setup_rdma || { fail setup "rdma link add failed"; exit 1; }
-check_transport transport
-modprobe rpcrdma 2>/dev/null
+setup_nfs_rdma
+# svcrdma reads max_req_size at each accept
 echo "$SRV" >/proc/sys/sunrpc/svc_rdma/max_req_size ||
 	{ fail srv-size "cannot set max_req_size=$SRV"; exit 1; }
-start_nfsd || { fail nfsd "nfsd did not start"; exit 1; }
 
 src=/tmp/src
 mkdir -p $src/small
@@ -33,14 +35,13 @@ for i in $(seq 1 40); do
 	head -c $(( (i * 7919) % 70000 )) /dev/urandom >$src/small/f$i
 done
 
-# write:read pairs the client advertises; the last one is asymmetric
-for cfg in 1024:1024 4096:4096 16384:16384 65536:65536 2048:65536 5000:3000; do
+for cfg in "${cfgs[@]}"; do
 	w=${cfg%:*} r=${cfg#*:}
 	client_set max_inline_write "$w" && client_set max_inline_read "$r" ||
 		{ fail "cfg-$cfg" "sysctl refused"; continue; }
 	exp_c2s=$(min "$(kround "$w")" "$SRV")
 	exp_s2c=$(min "$SRV" "$(kround "$r")")
-	for v in 3 4.2; do
+	for v in "${vers[@]}"; do
 		t=srv$SRV-w$w-r$r-nfs$v
 		mnt=/mnt/n$v
 		trace_on rpcrdma/xprtrdma_cm_private

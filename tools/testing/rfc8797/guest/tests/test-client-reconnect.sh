@@ -22,11 +22,8 @@ RELINKS=0
 [ "$TRANSPORT" != siw ] || RELINKS=8
 ktap_begin client-reconnect $((22 + (RELINKS > 0 ? 2 : 0)))
 
-setup_rdma || { fail setup "rdma link add failed"; exit 1; }
-check_transport transport
-modprobe rpcrdma 2>/dev/null
-echo 4096 >/proc/sys/sunrpc/svc_rdma/max_req_size
-start_nfsd || { fail nfsd "nfsd did not start"; exit 1; }
+setup_nfs_rdma
+echo 4096 >/proc/sys/sunrpc/svc_rdma/max_req_size	# read at each accept
 client_set max_inline_read 16384
 client_set max_inline_write 16384
 dd if=/dev/urandom of=/tmp/f bs=1M count=8 status=none

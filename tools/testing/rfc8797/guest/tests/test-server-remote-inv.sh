@@ -17,8 +17,15 @@
 # R on both sides needs a device that can (TR_REMOTE_INV, guest/lib.sh):
 # rxe and siw both can; on one that could not, "both on" expects none.
 . "$(dirname "$0")/../lib.sh"
+guest_settings	# TR_REMOTE_INV before ktap_begin
 
-ktap_begin server-remote-inv 18
+# NAME REMOTE_INV PRIVDATA EXPECT [CLIENT_KNOB=VAL]: run_case's arguments
+on=none
+[ "$TR_REMOTE_INV" = 1 ] && on=inv
+cases=("both-on 1 1 $on" "server-off 0 1 none" "no-privdata 1 0 none"
+	"both-on-again 1 1 $on" "client-off 1 1 none /proc/sys/sunrpc/rdma_remote_invalidation=0")
+# the transport, three results per case, the counter read in pieces, dmesg
+ktap_begin server-remote-inv $((3 + ${#cases[@]} * 3))
 SYS=/proc/sys/sunrpc/svc_rdma
 MNT=/mnt/ri
 
@@ -105,13 +112,10 @@ run_case() {
 		fail "$t-client-agrees" "client saw $cinv invalidating replies, server sent $inv"
 }
 
-on=none
-[ "$TR_REMOTE_INV" = 1 ] && on=inv
-run_case both-on       1 1 $on
-run_case server-off    0 1 none
-run_case no-privdata   1 0 none
-run_case both-on-again 1 1 $on
-run_case client-off 1 1 none /proc/sys/sunrpc/rdma_remote_invalidation=0
+for c in "${cases[@]}"; do
+	# shellcheck disable=SC2086	# the case's words are its arguments
+	run_case $c
+done
 client_set remote_invalidation 1
 echo 1 >$SYS/remote_invalidation
 cm_omit none 2>/dev/null

@@ -12,7 +12,22 @@
 # use the RFC 8166 defaults for the server.
 . "$(dirname "$0")/../lib.sh"
 
-ktap_begin server-sizes 36
+# run_case's arguments
+#        name       c.read c.write s.req  s.send priv
+cases=("1k         1024   1024    4096   0"
+       "4k         4096   4096    4096   0"
+       "16k        16384  16384   16384  0"
+       "64k        65536  65536   65536  0"
+       "asym-a     1024   16384   8192   32768"
+       "asym-b     65536  2048    65536  4096"
+       "srv-1k     16384  16384   1024   1024"
+       "nopriv     16384  16384   16384  0     0")
+# out-of-range values, which must be refused and change nothing
+refused=(max_req_size=512 max_req_size=70000 max_send_size=1000
+	 max_send_size=70000 remote_invalidation=2)
+# the transport, the connection list, three results per case, the
+# pull-up and memory cases, one per refused value, two more, dmesg
+ktap_begin server-sizes $((2 + ${#cases[@]} * 3 + 2 + ${#refused[@]} + 3))
 MNT=/mnt/sz
 SYS=/proc/sys/sunrpc/svc_rdma
 
@@ -81,15 +96,10 @@ run_case() {
 	umount_nfs $MNT || fail "$name-umount" "umount failed"
 }
 
-#        name       c.read c.write s.req  s.send priv
-run_case 1k         1024   1024    4096   0
-run_case 4k         4096   4096    4096   0
-run_case 16k        16384  16384   16384  0
-run_case 64k        65536  65536   65536  0
-run_case asym-a     1024   16384   8192   32768
-run_case asym-b     65536  2048    65536  4096
-run_case srv-1k     16384  16384   1024   1024
-run_case nopriv     16384  16384   16384  0     0
+for c in "${cases[@]}"; do
+	# shellcheck disable=SC2086	# the case's words are its arguments
+	run_case $c
+done
 cm_omit none
 
 # Send SGEs follow max_send_size too: with max_send_size above
@@ -161,8 +171,7 @@ memory_case
 
 # out-of-range values are refused and change nothing
 echo 4096 >$SYS/max_req_size
-for kv in max_req_size=512 max_req_size=70000 max_send_size=1000 \
-	  max_send_size=70000 remote_invalidation=2; do
+for kv in "${refused[@]}"; do
 	k=${kv%=*} v=${kv#*=}
 	# a knob that cannot be read (or is missing) refuses nothing
 	if ! old=$(cat $SYS/$k) || [ -z "$old" ]; then
