@@ -10,6 +10,7 @@
 # $CACHE/build/NAME (default "main"); the bzImage path is printed last.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+harness_env || exit 1
 
 variant=main
 if [ "${1:-}" = --variant ]; then

@@ -312,12 +312,9 @@ e2e_guest() {
 # e2e_boot NAME TRANSPORT SCRIPT ARGS...: one boot of e2e_guest's; its
 # exit status goes to NAME.rc beside the guest's folder
 e2e_boot() {
-	local name=$1 tr=$2 r=$run/$1 inject=${RFC8797_INJECT:-} rc
+	local name=$1 tr=$2 r=$run/$1 inject rc
 	shift 2
-	# stock-boot-crash: the first boot on Debian's kernel only
-	if [ "$inject" = stock-boot-crash ]; then
-		[ "$RETRY_ATTEMPT" = 1 ] && on_debian_kernel || inject=""
-	fi
+	inject=$(boot_inject on_debian_kernel)
 	mkdir -p "$r"
 	"$RFC_HARNESS/guest.sh" --quiet --results "$r" --name "$name" \
 		--timeout "${E2E_TIMEOUT:-900}" \
@@ -456,7 +453,7 @@ stage_interop() {
 # views and checksums over the grid of settings).  DKMS_TESTS="agree
 # client-negotiate ..." sets the guest/tests/test-NAME.sh run there instead,
 # one guest each; the client's values come from its tracepoints there
-# (cm in guest/lib.sh), as its sysfs xprt_info keys cannot be in the
+# (xprt_info in guest/lib-nfs.sh), as its sysfs xprt_info keys cannot be in the
 # module (see dkms/README.rst).
 # Measured: 390 s (package 50 s, dkms build 86 s, guest 254 s) on the
 # two shared cores at load 7.

@@ -4,6 +4,7 @@
 # show what each peer negotiated.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+harness_env || exit 1
 r=$CACHE/runs/demo-$(date +%Y%m%d-%H%M%S)
 msg "booting the test kernel in QEMU (TCG), guest output follows"
 "$RFC_HARNESS/guest.sh" --results "$r" --name guest --timeout 600 "$RFC_HARNESS/guest/show-negotiated.sh" "$@"

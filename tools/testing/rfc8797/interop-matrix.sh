@@ -516,7 +516,7 @@ as not negotiated, ours none; our two peers agree on c2s, s2c and R.
 in updates/dkms: its server is checked as ours; its client has no sysfs
 xprt_info fields (their commits cannot be in a module), so its R and
 status come from its xprtrdma_cm_private and xprtrdma_inline_thresh
-events instead (cm in guest/lib.sh).  "trixie" is Debian 13's 6.12 kernel
+events instead (xprt_info in guest/lib-nfs.sh).  "trixie" is Debian 13's 6.12 kernel
 with the module DKMS built on a trixie root (trixie.sh), that root's
 userland in the guest; checked as "dkms" is; "trixie-7.3" is Debian 13's
 backports 7.3 with the module of the 7.3 package (the mainline series)

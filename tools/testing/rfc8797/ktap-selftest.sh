@@ -48,7 +48,7 @@ flat() { ktap_flat "$1" | paste -sd'|'; }
 
 f=$tmp/guest.ktap
 expect "complete test exits 0" 0 "$(fixture "$f" complete \
-	'ktap_begin complete 3; pass a; skip b "no device"; check c true; ktap_finished')"
+	'ktap_begin complete 3; pass a; skip b "no device"; result_of c true; ktap_finished')"
 expect "failing test exits 1" 1 "$(fixture "$f" failing \
 	'ktap_begin failing; pass a; fail b "b is wrong"; ktap_finished')"
 expect "test short of its plan exits 1" 1 "$(fixture "$f" short \

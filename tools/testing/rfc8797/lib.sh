@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# Common settings for the rfc8797 harness scripts.  Sourced, not run.
+# Common settings for the rfc8797 harness scripts.  Sourced, not run:
+# sourcing only defines; a script then calls harness_env (resolve_base
+# calls it), which checks RFC8797_BASE and exports what the tools it
+# runs need.
 
 RFC_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 RFC_HARNESS=$RFC_TOP/tools/testing/rfc8797
@@ -38,10 +41,8 @@ mainline)
 	BASE_SUITES=""
 	BASE_PIN=${RFC8797_BASE_PIN:-$STOCK_PIN} ;;
 *)
-	echo "error: RFC8797_BASE=$RFC_BASE: mainline or 6.12" >&2
-	exit 1 ;;
+	BASE_SRC="" ;;	# harness_env refuses it
 esac
-export RFC8797_BASE=$RFC_BASE
 
 CACHE_ROOT=${RFC8797_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rfc8797}
 # everything that depends on the base: tree, builds, runs, logs
@@ -125,6 +126,7 @@ offered() {
 # Sets BASE_SRC, BASE_PKG_VERSION, BASE_TAG and the stock kernel's
 # STOCK_PKG_VERSION, STOCK_KREL, STOCK_IMAGE_PKG.
 resolve_base() {
+	harness_env || return 1
 	local v p
 	if [ -z "${RFC8797_BASE_RESOLVED:-}" ] || [ "${RFC8797_BASE_RESOLVED_FOR:-}" != "$RFC_BASE" ]; then
 		if [ -n "${RFC8797_BASE_VERSION:-}" ]; then
@@ -212,14 +214,27 @@ base_note() {
 	fi
 }
 TREE=$CACHE/tree
-# One compiler cache for every tree; paths are made relative so that a
-# second tree laid out like the first ($X/tree + $X/build/main) hits it.
-export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/rfc8797-ccache}
-export CCACHE_BASEDIR=${CCACHE_BASEDIR:-/}
-export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 JOBS=${JOBS:-$(nproc)}
-# Debian's tools first (the kernel scripts want its python3-ply and -git)
-export PATH=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+
+# harness_env: fails on an RFC8797_BASE that is neither base; exports
+# the base for the scripts this one runs, one compiler cache for every
+# tree (paths made relative, so that a second tree laid out like the
+# first, $X/tree + $X/build/main, hits it), and a PATH with Debian's
+# tools first (the kernel scripts want its python3-ply and -git)
+harness_env() {
+	if [ -z "$BASE_SRC" ]; then
+		echo "error: RFC8797_BASE=$RFC_BASE: mainline or 6.12" >&2
+		return 1
+	fi
+	export RFC8797_BASE=$RFC_BASE
+	export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/rfc8797-ccache}
+	export CCACHE_BASEDIR=${CCACHE_BASEDIR:-/}
+	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+	case ":$PATH:" in
+	/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin:*) ;;
+	*) export PATH=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH ;;
+	esac
+}
 
 # kmake OUTDIR MAKE-ARGS...: make in the prepared tree (KSRC=DIR: in
 # that source instead) with its output in OUTDIR, through ccache, with
@@ -458,6 +473,17 @@ debian_retry() {
 		[ "${n:-0}" -gt 0 ] || exit 1
 		echo $((n - 1)) >"$DEBIAN_BUDGET_FILE"
 	) 9>>"$DEBIAN_BUDGET_FILE.lock"
+}
+
+# boot_inject CMD...: RFC8797_INJECT for one boot of retry_spoiled's:
+# stock-boot-crash only on the first attempt and only where CMD (is the
+# kernel Debian's?) succeeds; any other value as it is
+boot_inject() {
+	local inject=${RFC8797_INJECT:-}
+	if [ "$inject" = stock-boot-crash ] && ! { [ "${RETRY_ATTEMPT:-1}" = 1 ] && "$@"; }; then
+		inject=""
+	fi
+	echo "$inject"
 }
 
 # wait_for_slot N PID...: wait until fewer than N of the background

@@ -56,6 +56,7 @@
 # kept until RECIPE below changes).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+harness_env || exit 1
 
 DIR=$CACHE_ROOT/trixie
 ROOT=$DIR/root

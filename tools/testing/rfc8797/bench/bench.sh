@@ -375,12 +375,9 @@ done
 # background (its status in NAME.rc): its counts follow the instructions
 # alone, so BENCH_COST_JOBS (default 2, one per host core) boot at once
 run_loop() {
-	local dir=$out/$1 lay="" rc=0 inject=${RFC8797_INJECT:-}
+	local dir=$out/$1 lay="" rc=0 inject
 	[ -z "$4" ] || lay=",layers=$4"
-	# stock-boot-crash: the first boot of Debian's kernel only
-	if [ "$inject" = stock-boot-crash ]; then
-		[ "${RETRY_ATTEMPT:-1}" = 1 ] && is_debian_stock "$3" || inject=""
-	fi
+	inject=$(boot_inject is_debian_stock "$3")
 	mkdir -p "$dir"
 	msg "$1"
 	"$RFC_HARNESS/guest.sh" --quiet --kernel "$3" --name cost --results "$dir/client" --timeout 2400 \

@@ -23,6 +23,7 @@
 # Prints KTAP on stdout.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
+harness_env || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ktap_print_header

@@ -33,6 +33,7 @@
 # CFG: def (the values each side booted with), 4k (4096 both ways, stock
 # 6.12's defaults), or th=N,r=R (N octets both ways, R offered or not).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-counters.sh"
 ktap_begin bench-client
 kind=timed round=0 kernel=ours configs=def versions="3 4.2" runtime=5 files=1000 memory=0
 perftest="" ptsec=3
@@ -435,7 +436,7 @@ for cfg in $configs; do
 		# rsize and wsize: how many READs or WRITEs one 1 MiB I/O takes
 		log "$t: $(awk -v m="$mnt" '$2 == m { n = split($4, o, ","); for (i = 1; i <= n; i++) if (o[i] ~ /^[rw]size=/) printf "%s ", o[i] }' /proc/mounts)"
 		[ "$memory" = 0 ] || memory connect "$cfg" "$v" "$mnt" "$size"
-		neg="c2s=$(cm c2s) s2c=$(cm s2c) r=$(cm r)"
+		neg="c2s=$(xprt_info c2s) s2c=$(xprt_info s2c) r=$(xprt_info r)"
 		for wl in $workloads; do
 			stamp t0
 			if [ "$wl" != meta ] && ! fio_prep "$dir" "$wl"; then

@@ -51,6 +51,7 @@
 # needs a Reply chunk at 1024 octets) is made, expected to fail; the
 # client's tracepoints of that connection go to views.txt, tag "swi".
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-counters.sh"
 ktap_begin capture-client
 PEER=$CM_PEER
 M=f6ab0e18
@@ -163,7 +164,7 @@ row() {
 	if [ $# -gt 0 ]; then	# a call: wait for its answer
 		slowwait 20 grep -q '^rpc-reply' /tmp/peer.out
 		echo "$name peer: $(grep -m1 '^rpc-reply' /tmp/peer.out)" | tee -a /results/views.txt
-		check "capture-$name-answered" grep -q '^rpc-reply .* proc=RDMA_MSG ' /tmp/peer.out
+		result_of "capture-$name-answered" grep -q '^rpc-reply .* proc=RDMA_MSG ' /tmp/peer.out
 	else
 		echo "$name peer: $(grep -m1 '^event=' /tmp/peer.out | cut -c1-80)" | tee -a /results/views.txt
 	fi

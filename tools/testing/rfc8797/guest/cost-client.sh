@@ -46,6 +46,7 @@
 # rdma_max_inline_read/write, the server's max_req_size, its
 # max_send_size following it), a mount each; windows "WL@N".
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-counters.sh"
 ktap_begin cost-client
 kernel=ours boot=1 versions="3 4.2" iodepth=16 files=1000 idle=4 loop=0 thresholds=""
 workloads="randread-4k randwrite-4k randread-8k randwrite-8k read-1m write-1m meta"

@@ -34,6 +34,7 @@
 # ours, and named in the result.
 #   interop-client.sh [--prefix NAME] [--no-private-data] [--inline=W:R] VERSION...
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-counters.sh"
 prefix=interop
 ktap_begin interop-client
 while [ $# -gt 0 ]; do
@@ -92,7 +93,7 @@ cm_view() {
 	local k v out=""
 	for k in c2s:c2s s2c:s2c roff:client_r rneg:r st:cm_status; do
 		v=na
-		[ -n "$1" ] && v=$(cm "${k#*:}")
+		[ -n "$1" ] && v=$(xprt_info "${k#*:}")
 		[ "$v" = none ] && v=na
 		out="$out ${k%%:*}=$v"
 	done

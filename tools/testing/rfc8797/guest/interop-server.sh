@@ -276,6 +276,7 @@ if [ "${1:-}" = --request ]; then
 fi
 
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-counters.sh"
 wait_s=600 trace=1 transport=rxe still=0
 ktap_begin interop-server
 while [ $# -gt 0 ]; do

@@ -24,7 +24,7 @@ echo "checksum read back: $got"
 
 echo
 echo "== negotiated, client side (sysfs xprt_info; counters of the rdma line of /proc/self/mountstats)"
-echo "  c2s inline $(cm c2s), s2c inline $(cm s2c), R offered $(cm client_r), R negotiated $(cm r), server data: $(cm cm_status)"
+echo "  c2s inline $(xprt_info c2s), s2c inline $(xprt_info s2c), R offered $(xprt_info client_r), R negotiated $(xprt_info r), server data: $(xprt_info cm_status)"
 echo "  replies with remote invalidation $(mstat /mnt reminv) (not negotiated $(mstat /mnt reminv_unneg)," \
 	"stray $(mstat /mnt reminv_stray)), LOCAL_INV posted $(mstat /mnt local_inv)"
 echo "== client tracepoints"

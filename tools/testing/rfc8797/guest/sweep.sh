@@ -70,7 +70,7 @@ for th in "$@"; do
 				"$(ratio $(( $(mstat $mnt reminv) - i0 )) $n) |" \
 				"$(ratio $(( $(cat $S/rdma_stat_send_inv) - v0 )) $n) |" \
 				"$(cat $S/rdma_stat_sq_starve) | $(field recv_buf "$(conns)") |" \
-				"$(cm s2c) |" >>$out
+				"$(xprt_info s2c) |" >>$out
 			if timeout 300 fio --name=check --filename=$f --rw=read --bs=$bs \
 					--size=8m --ioengine=libaio --iodepth=16 --direct=1 \
 					--verify=crc32c --output=/tmp/fio.txt >/dev/null 2>&1; then

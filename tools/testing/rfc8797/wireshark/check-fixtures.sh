@@ -37,6 +37,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
+harness_env || exit 1
 lua=$here/rpcrdma_cm.lua
 expect=${1:-$here/fixtures/expected.txt}
 fixtures=$(dirname "$expect")

@@ -13,6 +13,7 @@
 # only (trixie's header is version 4).
 set -euo pipefail
 . "$(dirname "$0")/../../lib.sh"
+harness_env || exit 1
 
 out=$CACHE_ROOT/insn-plugin
 src=$CACHE_ROOT/qemu-src

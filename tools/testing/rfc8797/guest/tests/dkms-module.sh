@@ -48,7 +48,7 @@ else
 	fail "dkms-loaded-srcversion" "loaded $(cat /sys/module/rpcrdma/srcversion 2>/dev/null) != $(modinfo -F srcversion rpcrdma)"
 fi
 for f in "${views[@]}"; do
-	check "dkms-view-${f##*/}" test -e "$f"
+	result_of "dkms-view-${f##*/}" test -e "$f"
 done
 # the series' defaults: 8 KiB inline thresholds on both sides (Debian's
 # own module has 4 KiB)

@@ -281,8 +281,8 @@ client_view() {
 	# is 0) and R by default
 	local srv
 	srv=$(cat /proc/sys/sunrpc/svc_rdma/max_req_size)
-	got="$(cm c2s) $(cm s2c) $(cm r) $(cm cm_status)"
-	want="$(min $CLI_SEND "$srv") $(min "$srv" $CLI_RECV) 1 found"
+	got="$(xprt_info c2s) $(xprt_info s2c) $(xprt_info r) $(xprt_info cm_status)"
+	want="$(smaller $CLI_SEND "$srv") $(smaller "$srv" $CLI_RECV) 1 found"
 	if [ "$got" = "$want" ]; then
 		pass nfs-after-negotiated
 	else

@@ -193,7 +193,7 @@ call_case() {
 	elif [ "$expect" = err_chunk ] && [ "$n" != 1 ]; then
 		fail "$name" "$n svcrdma_err_chunk events, want 1"
 	elif [ "$expect" = err_chunk ] &&
-	     ! dmesg | grep -q "svcrdma: .* sent no Reply chunk for a .*-octet reply, over the $(min $SRV_SEND $((recv + 1023))) octets it can Receive (per its CM Private Data): replying ERR_CHUNK"; then
+	     ! dmesg | grep -q "svcrdma: .* sent no Reply chunk for a .*-octet reply, over the $(smaller $SRV_SEND $((recv + 1023))) octets it can Receive (per its CM Private Data): replying ERR_CHUNK"; then
 		fail "$name" "no log line names the cause: $(dmesg | tail -n 2)"
 	elif [ "$expect" = msg ] && [ "$n" != 0 ]; then
 		fail "$name" "$n svcrdma_err_chunk events, want 0"
@@ -268,7 +268,7 @@ server_view() {
 	cw=$(cat /proc/sys/sunrpc/rdma_max_inline_write)
 	cr=$(cat /proc/sys/sunrpc/rdma_max_inline_read)
 	if [ "$(field status "$line") $(field c2s "$line") $(field s2c "$line") $(field r "$line")" = \
-	     "found $(min "$cw" $SRV_RECV) $(min $SRV_SEND "$cr") 1" ]; then
+	     "found $(smaller "$cw" $SRV_RECV) $(smaller $SRV_SEND "$cr") 1" ]; then
 		pass nfs-after-negotiated
 	else
 		fail nfs-after-negotiated "$line"

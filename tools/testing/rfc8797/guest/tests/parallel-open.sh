@@ -131,7 +131,7 @@ for c in "${versions[@]}"; do
 	mkdir -p $mnt/px
 	exercise "$t-exercisers" "${args[@]}" $mnt/px
 	rm -rf $mnt/px
-	check "$t-umount" umount_nfs $mnt
+	result_of "$t-umount" umount_nfs $mnt
 done
 check_dmesg dmesg-clean
 ktap_finished

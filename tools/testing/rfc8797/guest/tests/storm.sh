@@ -134,7 +134,7 @@ while [ "$n" -lt "$want" ] && [ "$tries" -lt $((want * 2)) ]; do
 		done_kind[$kind]=$((${done_kind[$kind]:-0} + 1))
 		log "fault $tries ($kind): reconnected, connect count $before -> $(conns)"
 		if [ "$kind" = sizes ]; then
-			got="$(cm c2s) $(cm s2c)"
+			got="$(xprt_info c2s) $(xprt_info s2c)"
 			exp="$((s < 16384 ? s : 16384)) $s"
 			[ "$got" = "$exp" ] || fail "storm-renegotiate-$tries" \
 				"client advertised $s/$s to a 16384/16384 server: c2s s2c '$got', expected '$exp'"

@@ -35,7 +35,7 @@ for cfg in "${cfgs[@]}"; do
 		echo "$ss" >$S/max_send_size && echo "$sR" >$S/remote_invalidation ||
 		{ fail "cfg-${cfg// /-}" "a knob refused its value"; continue; }
 	[ "$ss" = 0 ] && ss=$sr
-	exp_c2s=$(min "$cw" "$sr") exp_s2c=$(min "$ss" "$cr")
+	exp_c2s=$(smaller "$cw" "$sr") exp_s2c=$(smaller "$ss" "$cr")
 	exp_r=0
 	[ "$cR" = 1 ] && [ "$sR" = 1 ] && exp_r=$TR_REMOTE_INV
 	for v in 3 4.2; do
@@ -44,7 +44,7 @@ for cfg in "${cfgs[@]}"; do
 		why=$(server_view_fresh) || fail "$t-idle" "$why"
 		mount_nfs "$v" "$mnt" || { fail "$t-mount" "mount failed"; continue; }
 		cp /tmp/big "$mnt/big-$t" && sync
-		client="$(cm c2s) $(cm s2c) $(cm r)"
+		client="$(xprt_info c2s) $(xprt_info s2c) $(xprt_info r)"
 		if [ "$SERVER_VIEW" = conns ]; then
 			server="$(kv c2s) $(kv s2c) $(kv r)" detail=$(conns | tail -n 1)
 			[ "$(conns | grep -c .)" = 1 ] || server="$(conns | grep -c .) connections listed"

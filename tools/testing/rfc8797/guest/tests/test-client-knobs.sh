@@ -78,7 +78,7 @@ run_case() {
 	local t=$1 exp=$2 v got mnt=/mnt/k
 	for v in "${vers[@]}"; do
 		mount_nfs "$v" "$mnt" || { fail "$t-nfs$v-mount" "mount failed"; continue; }
-		got="$(cm c2s) $(cm s2c) $(cm client_r) $(cm r) $(cm cm_status) $(cm client_sent)"
+		got="$(xprt_info c2s) $(xprt_info s2c) $(xprt_info client_r) $(xprt_info r) $(xprt_info cm_status) $(xprt_info client_sent)"
 		[ "$got" = "$exp" ] && pass "$t-nfs$v-negotiated" ||
 			fail "$t-nfs$v-negotiated" "got '$got', expected '$exp'"
 		cp /tmp/f $mnt/f-$t-$v && sync
@@ -101,7 +101,7 @@ run_case default "8192 8192 $TR_REMOTE_INV $TR_REMOTE_INV found 1"
 mount_nfs 3 /mnt/k || fail xprt-info-integers "mount failed"
 bad=$(cat /sys/kernel/sunrpc/xprt-switches/*/xprt-*/xprt_info 2>/dev/null |
 	grep '=' | grep -v '^[a-z_0-9]*=[0-9][0-9]*$')
-if [ -z "$(cm c2s | grep -v none)" ]; then
+if [ -z "$(xprt_info c2s | grep -v none)" ]; then
 	fail xprt-info-integers "no connected transport reports rdma_c2s"
 elif [ -n "$bad" ]; then
 	fail xprt-info-integers "not integers: $(echo $bad)"

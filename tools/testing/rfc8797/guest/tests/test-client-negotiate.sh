@@ -39,8 +39,8 @@ for cfg in "${cfgs[@]}"; do
 	w=${cfg%:*} r=${cfg#*:}
 	client_set max_inline_write "$w" && client_set max_inline_read "$r" ||
 		{ fail "cfg-$cfg" "sysctl refused"; continue; }
-	exp_c2s=$(min "$(kround "$w")" "$SRV")
-	exp_s2c=$(min "$SRV" "$(kround "$r")")
+	exp_c2s=$(smaller "$(kround "$w")" "$SRV")
+	exp_s2c=$(smaller "$SRV" "$(kround "$r")")
 	for v in "${vers[@]}"; do
 		t=srv$SRV-w$w-r$r-nfs$v
 		mnt=/mnt/n$v
@@ -50,7 +50,7 @@ for cfg in "${cfgs[@]}"; do
 		mkdir -p "$d"
 		cp $src/big "$d/big" && cp -r $src/small "$d/small" && sync
 		# the client's own sizes as it sent them: rounded down
-		got="$(cm c2s) $(cm s2c) R=$(cm client_r)/$(cm r) st=$(cm cm_status) sent=$(cm client_send)/$(cm client_recv)"
+		got="$(xprt_info c2s) $(xprt_info s2c) R=$(xprt_info client_r)/$(xprt_info r) st=$(xprt_info cm_status) sent=$(xprt_info client_send)/$(xprt_info client_recv)"
 		want="$exp_c2s $exp_s2c R=$TR_REMOTE_INV/$TR_REMOTE_INV st=found sent=$(kround "$w")/$(kround "$r")"
 		[ "$got" = "$want" ] && pass "$t-negotiated" ||
 			fail "$t-negotiated" "xprt_info c2s s2c R st sent: '$got', expected '$want'"
@@ -63,7 +63,7 @@ for cfg in "${cfgs[@]}"; do
 		remount_nfs "$v" "$mnt" || { fail "$t-checksums" "remount failed"; continue; }
 		sum_is "$d/big" "$big_sum" && same_tree $src/small "$d/small" >/dev/null &&
 			pass "$t-checksums" || fail "$t-checksums" "data differs"
-		got="$(cm c2s) $(cm s2c)"
+		got="$(xprt_info c2s) $(xprt_info s2c)"
 		[ "$got" = "$exp_c2s $exp_s2c" ] || fail "$t-renegotiated" "got '$got'"
 		umount_nfs "$mnt" || fail "$t-umount2" "umount failed"
 	done

@@ -82,7 +82,7 @@ event() {
 	fi
 	# one more RPC to make sure we are on the new connection
 	stat "$mnt/." >/dev/null
-	got="$(cm c2s) $(cm s2c)"
+	got="$(xprt_info c2s) $(xprt_info s2c)"
 	[ "$got" = "$exp $exp" ] && pass "$t-renegotiated" ||
 		fail "$t-renegotiated" "c2s s2c '$got', expected '$exp $exp'"
 	[ "$(mstat "$mnt" connects)" -gt "$c0" ] && pass "$t-reconnected" ||
@@ -98,14 +98,14 @@ relinks() {
 	[ "$bad" = 0 ] && pass "$t-io-checksums" ||
 		{ io_failed; fail "$t-io-checksums" "I/O failed or differs after $bad of $RELINKS relinks"; }
 	stat "$1/." >/dev/null
-	[ "$(cm c2s) $(cm s2c)" = "8192 8192" ] && pass "$t-renegotiated" ||
-		fail "$t-renegotiated" "c2s s2c '$(cm c2s) $(cm s2c)', expected 8192 8192"
+	[ "$(xprt_info c2s) $(xprt_info s2c)" = "8192 8192" ] && pass "$t-renegotiated" ||
+		fail "$t-renegotiated" "c2s s2c '$(xprt_info c2s) $(xprt_info s2c)', expected 8192 8192"
 }
 
 for v in 3 4.2; do
 	mnt=/mnt/c$v
 	mount_nfs "$v" "$mnt" || { fail "nfs$v-mount" "mount failed"; continue; }
-	got="$(cm c2s) $(cm s2c)"
+	got="$(xprt_info c2s) $(xprt_info s2c)"
 	[ "$got" = "4096 4096" ] && pass "nfs$v-initial" || fail "nfs$v-initial" "got '$got'"
 	event "nfs$v-server-grows" restart_server 16384 16384 "$mnt"
 	event "nfs$v-server-shrinks" restart_server 8192 8192 "$mnt"

@@ -31,8 +31,8 @@ for v in "${vers[@]}"; do
 		cp /tmp/f "$mnt/f-$t" && sync
 		umount_nfs "$mnt"
 		remount_nfs "$v" "$mnt" || { fail "$t-checksum" "remount failed"; continue; }
-		[ "$(cm client_r)" = $([ $r = 1 ] && echo "$TR_REMOTE_INV" || echo 0) ] ||
-			fail "$t-offered" "R offered is $(cm client_r)"
+		[ "$(xprt_info client_r)" = $([ $r = 1 ] && echo "$TR_REMOTE_INV" || echo 0) ] ||
+			fail "$t-offered" "R offered is $(xprt_info client_r)"
 		# every counter is read, before and after, or the case fails:
 		# an empty one would count as 0 and pass the R=0 cases
 		li0=$(mstat $mnt local_inv) && s0=$(mstat $mnt sends) && ri0=$(mstat $mnt reminv) ||

@@ -68,8 +68,8 @@ run_case() {
 	else
 		sr=1024 ss=1024
 	fi
-	want_c2s=$(min "$cw" "$sr")
-	want_s2c=$(min "$ss" "$cr")
+	want_c2s=$(smaller "$cw" "$sr")
+	want_s2c=$(smaller "$ss" "$cr")
 	if [ "$(field status "$line")" = found ] &&
 	   [ "$(field client_send "$line")" = "$cw" ] &&
 	   [ "$(field client_recv "$line")" = "$cr" ] &&

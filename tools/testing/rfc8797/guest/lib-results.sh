@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Guest library, results: a test's KTAP block (ktap_begin, pass, fail,
+# skip, result_of), checksums, and the kernel log's verdict.  Sourced by
+# lib.sh; sourcing only defines.
+
+# ktap_begin NAME [PLAN]: this script's results, a block of their own in
+# /results/tests.ktap (KTAP_RESULTS: another file, for ktap-selftest.sh)
+ktap_begin() {
+	guest_settings
+	ktap_open "${KTAP_RESULTS:-/results/tests.ktap}"
+	ktap_subtest_begin "$@"
+}
+# (RFC8797_INJECT=die: the test is killed after its third result, as a
+# guest crash would stop it)
+pass() {
+	ktap_test_pass "$1"
+	[ "$INJECT" != die ] || [ "$KTAP_TESTNUM" -lt 3 ] || kill -9 $$
+}
+fail() { ktap_test_fail "$1" "${2:-failed}"; }
+skip() { ktap_test_skip "$1" "$2"; }
+log() { echo "--- $*"; }
+
+# result_of NAME CMD...: one test result from a command's exit status
+result_of() { ktap_test_result "$@"; }
+
+# Checksums, SHA-256 in hex.  A read that fails or takes more than 120 s
+# prints nothing and fails: it never compares equal to an earlier sum.
+#   file_sum FILE [BS]     FILE's; with BS, read with O_DIRECT in BS blocks
+#   sum_is FILE SUM [BS]   file_sum FILE [BS] is SUM, and SUM is not empty
+#   tree_sums DIR          "SUM  ./NAME" of every file under DIR, by name;
+#                          fails when DIR cannot be read or holds no file
+#   same_tree DIR COPY     COPY holds the files of DIR with the same sums;
+#                          else prints what differs (diff of tree_sums)
+file_sum() {
+	local - s
+	set -o pipefail
+	if [ -n "${2:-}" ]; then
+		s=$(timeout 120 dd if="$1" iflag=direct bs="$2" status=none | sha256sum) || return 1
+	else
+		s=$(timeout 120 sha256sum <"$1") || return 1
+	fi
+	echo "${s%% *}"
+}
+sum_is() {
+	local got
+	[ -n "$2" ] && got=$(file_sum "$1" "${3:-}") && [ "$got" = "$2" ]
+}
+tree_sums() {
+	local - s
+	set -o pipefail
+	s=$(cd "$1" && find . -type f -print0 | sort -z | xargs -0 -r timeout 300 sha256sum) &&
+		[ -n "$s" ] && echo "$s"
+}
+same_tree() {
+	local a b
+	a=$(tree_sums "$1") || { echo "cannot read the files under $1"; return 1; }
+	b=$(tree_sums "$2") || { echo "cannot read the files under $2"; return 1; }
+	[ "$a" = "$b" ] || { diff <(echo "$a") <(echo "$b"); return 1; }
+}
+
+# dmesg_clean: no crash, WARNING, lockup, sanitizer or lockdep report
+# so far (DMESG_BAD, common.sh)
+dmesg_clean() {
+	! dmesg | grep -E "$DMESG_BAD"
+}
+
+# check_dmesg NAME: test NAME passes when dmesg_clean holds, else fails
+# with the start of the offending lines
+check_dmesg() {
+	if dmesg_clean >/tmp/bad; then
+		pass "$1"
+	else
+		fail "$1" "$(head -c 500 /tmp/bad)"
+	fi
+}
