@@ -185,25 +185,26 @@ xprt_info_traced() {
 CONNS_PROC=/proc/net/rpc/svc_rdma_connections
 CONNS_PORT=7798
 conns() {
-	local fd out
+	local out
 	if [ -e $CONNS_PROC ]; then
 		cat $CONNS_PROC
 		return
 	fi
-	if ! { exec {fd}<>"/dev/tcp/127.0.0.1/$CONNS_PORT"; } 2>/dev/null; then
+	if ! conns_connect; then
 		python3 "$(dirname "${BASH_SOURCE[0]}")/conns.py" "${RFC_CACHE:-/nonexistent}/mainline/tree" \
 			--serve $CONNS_PORT </dev/null >/dev/null 2>/results/conns.log &
-		SLOWWAIT_INTERVAL=0.2 slowwait 30 conns_listening || return 2
-		exec {fd}<>"/dev/tcp/127.0.0.1/$CONNS_PORT" || return 2
+		SLOWWAIT_INTERVAL=0.2 slowwait 30 conns_connect || return 2
 	fi
-	IFS= read -r -d '' -u "$fd" out
-	exec {fd}>&-
+	IFS= read -r -d '' -u "$CONNS_FD" out
+	exec {CONNS_FD}>&-
 	case "$out" in
 	"#error "*) echo "conns.py: ${out#\#error }" >&2; return 2 ;;
 	esac
 	printf '%s' "$out"
 }
-conns_listening() { { exec {_cl_fd}<>"/dev/tcp/127.0.0.1/$CONNS_PORT"; } 2>/dev/null && exec {_cl_fd}>&-; }
+# conns_connect: CONNS_FD connected to the listener (conns runs in a
+# command substitution's subshell: the descriptor is that call's alone)
+conns_connect() { { exec {CONNS_FD}<>"/dev/tcp/127.0.0.1/$CONNS_PORT"; } 2>/dev/null; }
 
 # has_conns: this kernel lists the server's connections (conns works)
 has_conns() { [ -r $CONNS_PROC ] || conns >/dev/null 2>&1; }
