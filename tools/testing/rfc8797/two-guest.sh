@@ -91,7 +91,7 @@ case "$crc" in 124|125) grace=5 ;; esac
 if ! wait_timeout "$spid" "$grace"; then
 	echo "interop: client guest gone (exit $crc), stopping the server guest" >&2
 	: >"$results/server.stopped"
-	pkill -TERM -f -- "path=$results/server,mount_tag=results" || true
+	stop_guest server
 fi
 wait "$spid"
 src=$?

@@ -144,8 +144,7 @@ cm_trace_start() {
 # xprt_info_traced KEY SERVER: rdma_KEY of the client's last connection to
 # SERVER, from the two events of that connection in $CM_TRACE (cm only
 # asks while a transport to SERVER is connected: these are its values,
-# the last of several when there are several); client_sent is what
-# cm_omit set, which that connection read
+# the last of several when there are several)
 xprt_info_traced() {
 	local p i
 	p=$(grep -v '^#' $CM_TRACE/trace 2>/dev/null | grep -F "xprtrdma_cm_private: " |
@@ -158,10 +157,10 @@ xprt_info_traced() {
 	server_send) field send "$p" ;;
 	server_recv) field recv "$p" ;;
 	server_r) field R "$p" ;;
-	client_sent) cm_omitted client && echo 0 || echo 1 ;;
-	client_send) echo "$i" | sed -n 's|.* local send/recv=\([0-9]*\)/.*|\1|p' ;;
-	client_recv) echo "$i" | sed -n 's|.* local send/recv=[0-9]*/\([0-9]*\) .*|\1|p' ;;
-	client_r) echo "$i" | sed -n 's|.* local send/recv=[0-9/]* R=\([0-9]*\),.*|\1|p' ;;
+	client_sent) echo "$i" | sed -n 's|.* local sent=\([0-9]*\) .*|\1|p' ;;
+	client_send) echo "$i" | sed -n 's|.* local sent=[0-9]* send/recv=\([0-9]*\)/.*|\1|p' ;;
+	client_recv) echo "$i" | sed -n 's|.* local sent=[0-9]* send/recv=[0-9]*/\([0-9]*\) .*|\1|p' ;;
+	client_r) echo "$i" | sed -n 's|.* local sent=[0-9]* send/recv=[0-9/]* R=\([0-9]*\),.*|\1|p' ;;
 	c2s) echo "$i" | sed -n 's|.* neg send/recv=\([0-9]*\)/.*|\1|p' ;;
 	s2c) echo "$i" | sed -n 's|.* neg send/recv=[0-9]*/\([0-9]*\),.*|\1|p' ;;
 	r) echo "$i" | sed -n 's|.* neg R=\([0-9]*\).*|\1|p' ;;

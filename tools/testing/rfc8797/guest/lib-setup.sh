@@ -111,12 +111,6 @@ has_cm_omit() {
 	[ -d $FAIL_RPCRDMA ]
 }
 
-# cm_omitted client|server: cm_omit has that side send no message
-cm_omitted() {
-	local d=$FAIL_RPCRDMA k=ignore-$1-cm-private
-	[ -d $d ] && [ "$(cat $d/probability)" != 0 ] && [ "$(cat $d/$k)" = N ]
-}
-
 # The client's RPC-over-RDMA tracepoints, to record what was negotiated
 trace_on() {
 	local t=/sys/kernel/tracing

@@ -114,7 +114,7 @@ row() {
 
 	# the tracepoint reports the same, once for this connection
 	want="status=$st offset=$off version=$ver flags=$fl client R=$r"
-	want="$want send/recv=$snd/$rcv server R=$SRV_R send/recv=$SRV_SEND/$SRV_RECV"
+	want="$want send/recv=$snd/$rcv server sent=1 R=$SRV_R send/recv=$SRV_SEND/$SRV_RECV"
 	want="$want negotiated c2s=$c2s s2c=$s2c R=$nr"
 	lines_matching $T/trace 'svcrdma_cm_private: '
 	tr=${MATCHED[0]:-}

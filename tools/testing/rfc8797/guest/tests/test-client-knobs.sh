@@ -12,7 +12,8 @@
 # RFC 8166 defaults, the client assumes them for itself (1 KiB both
 # ways, no R) and NFS still works; against a server that sends none the
 # client must see status absent and 1 KiB both ways.  The client's view
-# is its transport's sysfs xprt_info.
+# is its transport's sysfs xprt_info; its xprtrdma_inline_thresh event
+# must say, as sysfs does, whether it sent its message.
 . "$(dirname "$0")/../lib.sh"
 
 knobs=(max_inline_read max_inline_write remote_invalidation)
@@ -22,11 +23,11 @@ r_bad=(2 -1 maybe)
 vers=(3 4.2)
 ncases=4	# run_case: default, no-remote-inv, (server-)no-private-data
 # the defaults; two results per knob and the missing sysctl; the
-# refusals and acceptances; the transport; two results per case and
+# refusals and acceptances; the transport; three results per case and
 # version; xprt_info's integers; dmesg
 ktap_begin client-knobs $((1 + 2 * ${#knobs[@]} + 1 +
 	2 * (${#th_bad[@]} + ${#th_good[@]}) + ${#r_bad[@]} + 1 +
-	ncases * ${#vers[@]} * 2 + 2))
+	ncases * ${#vers[@]} * 3 + 2))
 
 modprobe rpcrdma 2>/dev/null
 # the shipped defaults, read before anything sets them: 8 KiB inline
@@ -81,6 +82,11 @@ run_case() {
 		got="$(xprt_info c2s) $(xprt_info s2c) $(xprt_info client_r) $(xprt_info r) $(xprt_info cm_status) $(xprt_info client_sent)"
 		[ "$got" = "$exp" ] && pass "$t-nfs$v-negotiated" ||
 			fail "$t-nfs$v-negotiated" "got '$got', expected '$exp'"
+		# the client's xprtrdma_inline_thresh event says the same
+		# about its own message as sysfs
+		got=$(xprt_info_traced client_sent "$SERVER_ADDR")
+		[ "$got" = "${exp##* }" ] && pass "$t-nfs$v-traced-sent" ||
+			fail "$t-nfs$v-traced-sent" "event: sent='$got', expected ${exp##* }"
 		cp /tmp/f $mnt/f-$t-$v && sync
 		umount_nfs $mnt
 		remount_nfs "$v" "$mnt" || { fail "$t-nfs$v-checksum" "remount failed"; continue; }

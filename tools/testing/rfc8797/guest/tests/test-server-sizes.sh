@@ -9,7 +9,8 @@
 # Also: out-of-range knob values are refused (EINVAL, value unchanged,
 # as every proc_douintvec_minmax() sysctl does), and when fault
 # injection (cm_omit server) leaves out the server's message, both peers
-# use the RFC 8166 defaults for the server.
+# use the RFC 8166 defaults for the server, and its svcrdma_cm_private
+# event says it sent none.
 . "$(dirname "$0")/../lib.sh"
 
 # run_case's arguments
@@ -88,7 +89,9 @@ run_case() {
 	else
 		fail "$name-client-agrees" "$(trace_dump | grep -o 'xprtrdma_inline_thresh.*' | head -2)"
 	fi
-	if trace_dump | grep -q "svcrdma_cm_private.*status=found .*c2s=$want_c2s s2c=$want_s2c"; then
+	# the event says whether the server sent its message: without it,
+	# a server that sent none and one that advertised 1 KiB look alike
+	if trace_dump | grep -q "svcrdma_cm_private.*status=found .* server sent=$priv R=.*c2s=$want_c2s s2c=$want_s2c"; then
 		pass "$name-tracepoint"
 	else
 		fail "$name-tracepoint" "$(trace_dump | grep -o 'svcrdma_cm_private.*' | head -2)"
