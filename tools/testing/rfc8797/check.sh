@@ -282,8 +282,9 @@ stage_fuzz() {
 }
 
 # on_debian_kernel: the guests boot one of Debian's own kernels
-# (RFC8797_KERNEL=dkms, stock or trixie), not one built here
-on_debian_kernel() { case "${RFC8797_KERNEL:-}" in dkms | stock | stock-7.3 | trixie | trixie-7.3) true ;; *) false ;; esac; }
+# (RFC8797_KERNEL=dkms, stock or trixie; lib.sh's KERNELS), not one
+# built here
+on_debian_kernel() { kernel_is "${RFC8797_KERNEL:-ours}" debian=yes; }
 
 # Guests run GUEST_JOBS at a time (default: one per host core, at most
 # 2): each is one QEMU thread (guest.sh, thread=single) and waits much

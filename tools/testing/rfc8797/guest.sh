@@ -5,8 +5,8 @@
 #   guest.sh [options] SCRIPT [ARGS...]
 #   guest.sh [options] --shell
 #
-#   --kernel ours|debug|base|stock|stock-7.3|dkms|trixie|trixie-7.3|PATH
-#                   kernel to boot (default:
+#   --kernel ours|debug|base|ours-6.12|ours-mainline|stock|stock-7.3|dkms|trixie|trixie-7.3|PATH
+#                   kernel to boot, as lib.sh's table KERNELS boots it (default:
 #                   $RFC8797_KERNEL, else ours, the built bzImage; debug is
 #                   the sanitizer build, base the pinned base without the
 #                   series, built by "tree.sh base"; stock is Debian 12's
@@ -113,44 +113,33 @@ cmdline="$cmdline softlockup_all_cpu_backtrace=1 hardlockup_all_cpu_backtrace=1"
 cmdline="$cmdline rfc8797.timeout=$timeout_s rfc8797.cache=$CACHE_ROOT"
 cmdline="$cmdline init=$RFC_HARNESS/guest/init.sh"
 initrd=()
-case "$kernel" in
-ours|debug|base)
-	case "$kernel" in ours) v=main ;; *) v=$kernel ;; esac
-	image=$CACHE/build/$v/arch/x86/boot/bzImage
-	[ -f "$image" ] || die "no kernel at $image: run 'make build' (or 'make build-debug')"
-	cmdline="$cmdline root=hostroot rootfstype=9p"
-	cmdline="$cmdline rootflags=trans=virtio,version=9p2000.L,msize=524288,cache=loose ro"
-	;;
-ours-6.12|ours-mainline)
-	# our kernel of a base, whichever this run is on (cross-version interop)
-	image=$(ours_image "${kernel#ours-}")
-	[ -f "$image" ] || die "no kernel at $image: run 'make build BASE=${kernel#ours-}'"
-	cmdline="$cmdline root=hostroot rootfstype=9p"
-	cmdline="$cmdline rootflags=trans=virtio,version=9p2000.L,msize=524288,cache=loose ro"
-	;;
-stock)
-	"$RFC_HARNESS/stock.sh" >/dev/null
-	image=$STOCK_DIR/boot/vmlinuz-$STOCK_KREL
-	initrd=(-initrd "$STOCK_DIR/initramfs.cpio.gz")
-	cmdline="$cmdline rfc8797.modules=$STOCK_DIR/lib/modules/$STOCK_KREL"
-	;;
-stock-7.3)
-	# Debian 13's backports kernel, the host's userland
-	"$RFC_HARNESS/stock.sh" 7.3 >/dev/null
-	image=$STOCK73_DIR/boot/vmlinuz-$STOCK73_KREL
-	initrd=(-initrd "$STOCK73_DIR/initramfs.cpio.gz")
-	cmdline="$cmdline rfc8797.modules=$STOCK73_DIR/lib/modules/$STOCK73_KREL"
-	;;
+# how each kernel boots: lib.sh's KERNELS; another NAME is an image path
+if ! kernel_info "$kernel"; then
+	K_ROOT=9p K_FETCH=build K_IMAGE=$kernel
+	[ -f "$K_IMAGE" ] || die "no kernel at $K_IMAGE"
+fi
+case "$K_FETCH" in
+build)
+	[ -f "$K_IMAGE" ] || die "no kernel at $K_IMAGE: run 'make build' (BASE=6.12 for ours-6.12, or 'make build-debug', 'make build-base')" ;;
+stock.sh) "$RFC_HARNESS/stock.sh" >/dev/null ;;
+stock.sh-7.3) "$RFC_HARNESS/stock.sh" 7.3 >/dev/null ;;
 dkms)
 	"$RFC_HARNESS/stock.sh" >/dev/null
 	# the DKMS package is the 6.12 line's, whichever base this run is on
-	mods=$CACHE_ROOT/6.12/dkms/modules-$STOCK_KREL/lib/modules/$STOCK_KREL
-	[ -f "$mods/modules.dep" ] || die "no $mods: run 'dkms.sh modules DEB $STOCK_KREL'"
-	image=$STOCK_DIR/boot/vmlinuz-$STOCK_KREL
-	initrd=(-initrd "$STOCK_DIR/initramfs.cpio.gz")
-	cmdline="$cmdline rfc8797.modules=$mods"
+	[ -f "$K_MODULES/modules.dep" ] || die "no $K_MODULES: run 'dkms.sh modules DEB $STOCK_KREL'" ;;
+esac
+case "$K_ROOT" in
+9p)
+	image=$K_IMAGE
+	cmdline="$cmdline root=hostroot rootfstype=9p"
+	cmdline="$cmdline rootflags=trans=virtio,version=9p2000.L,msize=524288,cache=loose ro"
 	;;
-trixie | trixie-7.3)
+initrd)
+	image=$K_IMAGE
+	initrd=(-initrd "$K_INITRD")
+	cmdline="$cmdline rfc8797.modules=$K_MODULES"
+	;;
+trixie)
 	# Debian 13's kernel booted on the trixie root that trixie.sh
 	# installed the DKMS package into: its userland, its modules
 	# (trixie: the 6.12 package on trixie's 6.12; trixie-7.3: the 7.3
@@ -163,12 +152,6 @@ trixie | trixie-7.3)
 	[ -f "$image" ] || image=$rootdir/usr/lib/modules/$krel/vmlinuz
 	initrd=(-initrd "$CACHE_ROOT/trixie/initramfs$suf.cpio.gz")
 	[ -x "$rootdir$RFC_HARNESS/guest/init.sh" ] || die "no harness in $rootdir$RFC_HARNESS"
-	;;
-*)
-	image=$kernel
-	[ -f "$image" ] || die "no kernel at $image"
-	cmdline="$cmdline root=hostroot rootfstype=9p"
-	cmdline="$cmdline rootflags=trans=virtio,version=9p2000.L,msize=524288,cache=loose ro"
 	;;
 esac
 cmdline="$cmdline $append"

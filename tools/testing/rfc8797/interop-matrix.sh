@@ -110,11 +110,11 @@ if [ "$quick" != 1 ]; then
 fi
 inject=${RFC8797_INJECT:-}
 
-# is_ours KERNEL: our rpcrdma runs there: our kernel, or "dkms", the
-# stock kernel with our module from the DKMS package.  A dkms client has
-# every view of ours but the sysfs xprt_info fields, whose commits
-# cannot be in a module (see dkms/README.rst).
-is_ours() { case "$1" in ours | ours-* | dkms | trixie | trixie-7.3) true ;; *) false ;; esac; }
+# is_ours KERNEL: our rpcrdma runs there (lib.sh's KERNELS): our
+# kernel, or "dkms", the stock kernel with our module from the DKMS
+# package.  A dkms client has every view of ours but the sysfs xprt_info
+# fields, whose commits cannot be in a module (see dkms/README.rst).
+is_ours() { kernel_is "$1" rpcrdma=ours; }
 
 # "dkms" boots the stock kernel with updates/dkms/rpcrdma.ko built from
 # the package: when a selected cell has it, build the package and lay the

@@ -55,6 +55,68 @@ PATCHES=$RFC_TOP/patches/$RFC_BASE
 # ours_image BASE: our kernel of BASE, whichever base this run is on
 ours_image() { echo "$CACHE_ROOT/$1/build/main/arch/x86/boot/bzImage"; }
 
+# The kernels a guest boots (guest.sh --kernel NAME), one line each, in
+# the way kunit.py's qemu_configs describes its machines:
+#   NAME ROOT RPCRDMA DEBIAN FETCH IMAGE [INITRD MODULES]
+# ROOT     9p: the host's userland read-only over 9p, every driver
+#          built in; initrd: Debian's kernel under the host's userland,
+#          its modules (MODULES) loaded from an initramfs (INITRD);
+#          trixie: Debian 13's kernel on the trixie root that trixie.sh
+#          installed the DKMS package into (work$SUFFIX, and its
+#          initramfs$SUFFIX.cpio.gz; IMAGE is found there)
+# RPCRDMA  whose rpcrdma.ko runs there: ours (the series: built in, or
+#          the DKMS package's module) or stock (nothing of ours)
+# DEBIAN   yes for Debian's own kernels: a crash of theirs under TCG is
+#          retried (debian_retry), one of ours never
+# FETCH    what provides the kernel: "build" (make build, make
+#          build-debug, make build-base), "stock.sh [7.3]" (downloads
+#          and unpacks Debian's packages), "dkms" (dkms.sh modules),
+#          "trixie" (trixie.sh install)
+# IMAGE, INITRD, MODULES are read with their $VARIABLES expanded.
+# Any other NAME is the path of a kernel image booted like "ours".
+KERNELS=(
+	'ours          9p     ours  no  build $CACHE/build/main/arch/x86/boot/bzImage'
+	'debug         9p     ours  no  build $CACHE/build/debug/arch/x86/boot/bzImage'
+	'base          9p     stock no  build $CACHE/build/base/arch/x86/boot/bzImage'
+	'ours-6.12     9p     ours  no  build $CACHE_ROOT/6.12/build/main/arch/x86/boot/bzImage'
+	'ours-mainline 9p     ours  no  build $CACHE_ROOT/mainline/build/main/arch/x86/boot/bzImage'
+	'stock         initrd stock yes stock.sh $STOCK_DIR/boot/vmlinuz-$STOCK_KREL $STOCK_DIR/initramfs.cpio.gz $STOCK_DIR/lib/modules/$STOCK_KREL'
+	'stock-7.3     initrd stock yes stock.sh-7.3 $STOCK73_DIR/boot/vmlinuz-$STOCK73_KREL $STOCK73_DIR/initramfs.cpio.gz $STOCK73_DIR/lib/modules/$STOCK73_KREL'
+	'dkms          initrd ours  yes dkms $STOCK_DIR/boot/vmlinuz-$STOCK_KREL $STOCK_DIR/initramfs.cpio.gz $CACHE_ROOT/6.12/dkms/modules-$STOCK_KREL/lib/modules/$STOCK_KREL'
+	'trixie        trixie ours  yes trixie -'
+	'trixie-7.3    trixie ours  yes trixie -'
+)
+
+# kernel_info NAME: sets K_ROOT, K_RPCRDMA, K_DEBIAN, K_FETCH, K_IMAGE,
+# K_INITRD and K_MODULES from NAME's line of KERNELS; fails for a NAME
+# that is not there
+kernel_info() {
+	local line n r
+	for line in "${KERNELS[@]}"; do
+		read -r n r <<<"$line"
+		[ "$n" = "$1" ] || continue
+		read -r K_ROOT K_RPCRDMA K_DEBIAN K_FETCH K_IMAGE K_INITRD K_MODULES <<<"$r"
+		# the table's own words: expand their variables
+		eval "K_IMAGE=\"$K_IMAGE\" K_INITRD=\"${K_INITRD:-}\" K_MODULES=\"${K_MODULES:-}\""
+		return 0
+	done
+	return 1
+}
+
+# kernel_is NAME COLUMN=VALUE: NAME's line of KERNELS has that value
+# (kernel_is K rpcrdma=ours, kernel_is K debian=yes); an image path is
+# one of ours, not Debian's
+kernel_is() {
+	local K_ROOT=9p K_RPCRDMA=ours K_DEBIAN=no K_FETCH="" K_IMAGE K_INITRD K_MODULES
+	kernel_info "$1" || true
+	case "${2%%=*}" in
+	root) [ "$K_ROOT" = "${2#*=}" ] ;;
+	rpcrdma) [ "$K_RPCRDMA" = "${2#*=}" ] ;;
+	debian) [ "$K_DEBIAN" = "${2#*=}" ] ;;
+	*) die "kernel_is: no column ${2%%=*}" ;;
+	esac
+}
+
 # debian_mirror: the URI of the Debian mirror the machine's apt
 # configuration uses for its own suite (the registry's host name is
 # never written into the repository)
@@ -408,8 +470,9 @@ guest_trouble() {
 }
 
 # is_debian_stock KERNEL: KERNEL (a guest.sh --kernel) is one of
-# Debian's own kernels with nothing of ours: stock (6.12) or stock-7.3
-is_debian_stock() { case "$1" in stock | stock-7.3) true ;; *) false ;; esac; }
+# Debian's own kernels with nothing of ours (KERNELS): stock (6.12) or
+# stock-7.3
+is_debian_stock() { kernel_is "$1" debian=yes && kernel_is "$1" rpcrdma=stock; }
 
 # stock_trouble DIR SERVER_KERNEL CLIENT_KERNEL: prints "ROLE: TROUBLE"
 # and succeeds when a stock guest of a two-guest.sh run in DIR had
