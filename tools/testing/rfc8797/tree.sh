@@ -275,7 +275,7 @@ src_at() {
 # build/main would silently disable them (the KUnit suite, for one) in
 # the next incremental build of the test kernel.
 cmd_bisect() {
-	local c n=0 bad=0 log=$CACHE/logs/bisect.log out=$CACHE/build/bisect src=$CACHE/src/bisect
+	local c n=0 t bad=0 log=$CACHE/logs/bisect.log out=$CACHE/build/bisect src=$CACHE/src/bisect
 	local trees=$CACHE/logs/bisect.trees dirs
 	cmd_prepare
 	: >"$log"
@@ -285,7 +285,7 @@ cmd_bisect() {
 		die "no configured test kernel: run 'make build' first"
 	cp "$CACHE/build/main/.config" "$out/.config"
 	for c in $(g rev-list --reverse "$BASE_TAG..work"); do
-		n=$((n + 1))
+		n=$((n + 1)) t=$SECONDS
 		git -C "$src" checkout -q "$c" 2>/dev/null || src_at "$src" "$c"
 		# net/sunrpc/ and the directory of every C file the commit
 		# touches outside it (fs/nfs/, drivers/infiniband/sw/siw/)
@@ -295,11 +295,11 @@ cmd_bisect() {
 		if KSRC=$src kmake "$out" -j"$JOBS" W=1 net/sunrpc/ $dirs >"$log.one" 2>&1 &&
 				! grep -q 'warning:' "$log.one"; then
 			cat "$log.one" >>"$log"
-			echo "builds: $n $(g log -1 --format=%s "$c")"
+			echo "builds: $n $(g log -1 --format=%s "$c") ($((SECONDS - t)) s)"
 			echo "$(g rev-parse "$c^{tree}") ok" >>"$trees.new"
 		else
 			cat "$log.one" >>"$log"
-			echo "BROKEN: $n $(g log -1 --format=%s "$c") (build error or W=1 warning, see $log)"
+			echo "BROKEN: $n $(g log -1 --format=%s "$c") (build error or W=1 warning, see $log; $((SECONDS - t)) s)"
 			echo "$(g rev-parse "$c^{tree}") broken" >>"$trees.new"
 			bad=1
 		fi
