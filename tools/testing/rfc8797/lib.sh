@@ -87,20 +87,26 @@ KERNELS=(
 	'trixie-7.3    trixie ours  yes trixie -'
 )
 
-# kernel_info NAME: sets K_ROOT, K_RPCRDMA, K_DEBIAN, K_FETCH, K_IMAGE,
-# K_INITRD and K_MODULES from NAME's line of KERNELS; fails for a NAME
-# that is not there
-kernel_info() {
+# kernel_row NAME: sets K_ROOT, K_RPCRDMA, K_DEBIAN and K_FETCH from
+# NAME's line of KERNELS, and K_IMAGE, K_INITRD and K_MODULES to its
+# words as written; fails for a NAME that is not there
+kernel_row() {
 	local line n r
 	for line in "${KERNELS[@]}"; do
 		read -r n r <<<"$line"
 		[ "$n" = "$1" ] || continue
 		read -r K_ROOT K_RPCRDMA K_DEBIAN K_FETCH K_IMAGE K_INITRD K_MODULES <<<"$r"
-		# the table's own words: expand their variables
-		eval "K_IMAGE=\"$K_IMAGE\" K_INITRD=\"${K_INITRD:-}\" K_MODULES=\"${K_MODULES:-}\""
 		return 0
 	done
 	return 1
+}
+
+# kernel_info NAME: kernel_row, with the variables of the paths
+# expanded (they need resolve_base's STOCK_KREL)
+kernel_info() {
+	kernel_row "$1" || return 1
+	# the table's own words
+	eval "K_IMAGE=\"$K_IMAGE\" K_INITRD=\"${K_INITRD:-}\" K_MODULES=\"${K_MODULES:-}\""
 }
 
 # kernel_is NAME COLUMN=VALUE: NAME's line of KERNELS has that value
@@ -108,7 +114,7 @@ kernel_info() {
 # one of ours, not Debian's
 kernel_is() {
 	local K_ROOT=9p K_RPCRDMA=ours K_DEBIAN=no K_FETCH="" K_IMAGE K_INITRD K_MODULES
-	kernel_info "$1" || true
+	kernel_row "$1" || true
 	case "${2%%=*}" in
 	root) [ "$K_ROOT" = "${2#*=}" ] ;;
 	rpcrdma) [ "$K_RPCRDMA" = "${2#*=}" ] ;;
