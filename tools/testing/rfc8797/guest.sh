@@ -114,11 +114,9 @@ cmdline="$cmdline rfc8797.timeout=$timeout_s rfc8797.cache=$CACHE_ROOT"
 cmdline="$cmdline init=$RFC_HARNESS/guest/init.sh"
 initrd=()
 # how each kernel boots: lib.sh's KERNELS; another NAME is an image path
-if ! kernel_info "$kernel"; then
-	K_ROOT=9p K_FETCH=build K_IMAGE=$kernel
-	[ -f "$K_IMAGE" ] || die "no kernel at $K_IMAGE"
-fi
+kernel_info "$kernel" || K_ROOT=9p K_FETCH=path K_IMAGE=$kernel
 case "$K_FETCH" in
+path) [ -f "$K_IMAGE" ] || die "no kernel at $K_IMAGE" ;;
 build)
 	[ -f "$K_IMAGE" ] || die "no kernel at $K_IMAGE: run 'make build' (BASE=6.12 for ours-6.12, or 'make build-debug', 'make build-base')" ;;
 stock.sh) "$RFC_HARNESS/stock.sh" >/dev/null ;;

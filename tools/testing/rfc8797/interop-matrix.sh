@@ -376,7 +376,7 @@ cell_setup() {
 	for k in "$skern" "$ckern"; do
 		case "$k" in
 		ours-6.12 | ours-mainline)
-			[ -f "$(ours_image "${k#ours-}")" ] ||
+			kernel_info "$k" && [ -f "$K_IMAGE" ] ||
 				missing="no $k kernel: make build BASE=${k#ours-}" ;;
 		esac
 	done

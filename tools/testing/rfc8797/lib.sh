@@ -52,9 +52,6 @@ STOCK_DIR=$CACHE_ROOT/stock
 # Debian's own 7.3 (trixie-backports), the same for both bases
 STOCK73_DIR=$CACHE_ROOT/stock-7.3
 PATCHES=$RFC_TOP/patches/$RFC_BASE
-# ours_image BASE: our kernel of BASE, whichever base this run is on
-ours_image() { echo "$CACHE_ROOT/$1/build/main/arch/x86/boot/bzImage"; }
-
 # The kernels a guest boots (guest.sh --kernel NAME), one line each, in
 # the way kunit.py's qemu_configs describes its machines:
 #   NAME ROOT RPCRDMA DEBIAN FETCH IMAGE [INITRD MODULES]
@@ -69,9 +66,9 @@ ours_image() { echo "$CACHE_ROOT/$1/build/main/arch/x86/boot/bzImage"; }
 # DEBIAN   yes for Debian's own kernels: a crash of theirs under TCG is
 #          retried (debian_retry), one of ours never
 # FETCH    what provides the kernel: "build" (make build, make
-#          build-debug, make build-base), "stock.sh [7.3]" (downloads
-#          and unpacks Debian's packages), "dkms" (dkms.sh modules),
-#          "trixie" (trixie.sh install)
+#          build-debug, make build-base), "stock.sh" and "stock.sh-7.3"
+#          (stock.sh [7.3] downloads and unpacks Debian's packages),
+#          "dkms" (dkms.sh modules), "trixie" (trixie.sh install)
 # IMAGE, INITRD, MODULES are read with their $VARIABLES expanded.
 # Any other NAME is the path of a kernel image booted like "ours".
 KERNELS=(
@@ -116,7 +113,6 @@ kernel_is() {
 	local K_ROOT=9p K_RPCRDMA=ours K_DEBIAN=no K_FETCH="" K_IMAGE K_INITRD K_MODULES
 	kernel_row "$1" || true
 	case "${2%%=*}" in
-	root) [ "$K_ROOT" = "${2#*=}" ] ;;
 	rpcrdma) [ "$K_RPCRDMA" = "${2#*=}" ] ;;
 	debian) [ "$K_DEBIAN" = "${2#*=}" ] ;;
 	*) die "kernel_is: no column ${2%%=*}" ;;
