@@ -299,9 +299,7 @@ e2e_names=() e2e_pids=()
 # run; e2e_wait imports its results.  A guest on Debian's kernel
 # (RFC8797_KERNEL=dkms, stock or trixie) that crashed with no module of
 # ours loaded (stock_boot_crash) is booted again as lib.sh's
-# retry_spoiled allows, and every retry reported: Debian's 6.12 has
-# double-faulted under TCG in an initcall 0.8 s into its boot
-# (kmem_cache_alloc_node_noprof), before any test.  A crash of our
+# retry_spoiled allows, and every retry reported.  A crash of our
 # kernel, or with our rpcrdma.ko loaded, is never retried.
 e2e_guest() {
 	wait_for_slot "$GUEST_JOBS" "${e2e_pids[@]}"
@@ -343,18 +341,12 @@ e2e_wait() {
 	e2e_names=() e2e_pids=()
 }
 
-# stock_boot_crash DIR: prints the crash (crash_of) of the guest whose
-# folder is DIR on Debian's kernel (RFC8797_KERNEL=dkms, stock or
-# trixie), and succeeds, when it crashed before its job wrote a result
-# and no crash report on its console lists our rpcrdma.ko among the
-# loaded modules
+# stock_boot_crash DIR: what lib.sh's debian_boot_crash says of the
+# guest whose folder is DIR on this run's kernel (RFC8797_KERNEL=dkms,
+# stock or trixie)
 stock_boot_crash() {
 	local c
-	on_debian_kernel || return 1
-	[ ! -s "$1/tests.ktap" ] || return 1
-	c=$(crash_of "${1%/*}" "${1##*/}")
-	[ -n "$c" ] || return 1
-	! grep -a -q -E 'Modules linked in:.*rpcrdma' "$1/console.log" || return 1
+	c=$(debian_boot_crash "$1" "${RFC8797_KERNEL:-ours}") || return 1
 	echo "Debian's kernel crashed with no module of ours loaded ($c)"
 }
 

@@ -177,5 +177,23 @@ expect "a debug exception in Debian's client is its trouble: the pair runs again
 	"client: a debug exception in kernel mode: WARNING: CPU: 1 PID: 37 at arch/x86/kernel/traps.c:1120 exc_debug_kernel+0xca/0x160" \
 	"$(stock_trouble "$pair" ours stock)"
 expect "the same in our client is never run again" "" "$(stock_trouble "$pair" stock ours)"
+# Debian 13's kernel with our DKMS module (trixie) as client, crashed
+# 1.4 s into its boot (one CI run): run again, as long as no module of
+# ours was loaded and its job wrote no result
+boot=$tmp/boot
+mkdir -p "$boot/server" "$boot/client"
+: >"$boot/server.stopped"
+printf '%s\n' 'Probing EDD (edd=off to disable)... ok' \
+	'[    1.398275] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI' \
+	'[    1.400063] Modules linked in:' >"$boot/client/console.log"
+expect "a Debian client with our DKMS module that crashed at boot runs again" \
+	"client: crashed at boot with no module of ours loaded: Oops: int3: 0000 [#1] PREEMPT SMP NOPTI" \
+	"$(stock_trouble "$boot" stock trixie)"
+expect "... our own kernel's crash at boot never does" "" "$(stock_trouble "$boot" stock ours)"
+echo 'ok 1 x-nfs4.2-mount' >"$boot/client/tests.ktap"
+expect "... nor one after its job wrote a result" "" "$(stock_trouble "$boot" stock trixie)"
+: >"$boot/client/tests.ktap"
+echo '[    9.1] Modules linked in: rpcrdma(OE) rdma_rxe' >>"$boot/client/console.log"
+expect "... nor one with our rpcrdma.ko loaded" "" "$(stock_trouble "$boot" stock trixie)"
 ktap_print_totals
 ktap_ok
