@@ -84,30 +84,17 @@ result() {
 	esac
 }
 
-# import_ktap FILE [PREFIX]: every leaf result of a KTAP file (a guest's
-# tests.ktap, the interop matrix's results, a kernel log with KUnit's
-# KTAP), read by ktap.py, becomes a result of the run named PREFIX NAME;
-# a file that is missing, has no KTAP version line or no result, or a
-# plan that does not match, is a failure
+# import_ktap FILE [PREFIX] [STATUS]: a KTAP file (a guest's tests.ktap,
+# the interop matrix's results, a kernel log with KUnit's KTAP) nested in
+# the run's results as the block PREFIX (ktap.sh ktap_subtest_file;
+# without PREFIX a block without a name), so that ktap.py, reading the
+# run's results once at the end, names its results "PREFIX: NAME".  A
+# file that is missing, has no KTAP version line or no result, a plan
+# that does not match, or a producer's STATUS other than 0 with no
+# failed result to explain it, is a failure.
 import_ktap() {
-	local file=$1 prefix=${2:-} line name
-	if [ ! -f "$file" ]; then
-		result "${prefix}results" fail "no KTAP results: $file"
-		return
-	fi
-	while IFS= read -r line; do
-		case "$line" in
-		"ok "*" # SKIP"*)
-			name=${line#ok }
-			result "${name%% # SKIP*}" skip "${name#* # SKIP }" ;;
-		"ok "*) result "${line#ok }" pass ;;
-		"not ok "*)
-			name=${line#not ok }
-			result "${name%% # *}" fail "${name#* # }" ;;
-		esac
-	done < <(python3 "$RFC_HARNESS/ktap.py" --prefix "${prefix%: }" "$file")
-	# diagnostics the producer wants in the run's results (interop retries)
-	grep -h '^# RETRY ' "$file" | tee -a "$results"
+	local prefix=${2:-}
+	ktap_subtest_file "${prefix%: }" "$1" "${3:-0}"
 }
 
 stage_kunit() {
@@ -120,7 +107,7 @@ stage_kunit() {
 	# every case of every suite, parametrised cases one by one; a
 	# skipped case is not a pass here: every case must run
 	import_ktap "$r/dmesg.txt" "kunit: "
-	if grep -q "^ok [0-9]* kunit: .* # SKIP" "$results"; then
+	if ktap_extract "$r/dmesg.txt" | grep -q -E '^ *ok [0-9]+ .*# SKIP'; then
 		result kunit-no-skips fail "a KUnit case was skipped, see $r/dmesg.txt"
 	fi
 }
@@ -331,12 +318,16 @@ e2e_wait() {
 	for name in "${e2e_names[@]}"; do
 		rc=$(cat "$run/$name.rc" 2>/dev/null) || rc="none (no status)"
 		[ ! -f "$run/$name.retry" ] || cat "$run/$name.retry" >>"$results"
-		import_ktap "$run/$name/tests.ktap" "$name: "
+		# the guest's block: its own results (a block without a name,
+		# read as they are) and whether it ended well
+		ktap_subtest_begin "$name"
+		ktap_subtest_file "" "$run/$name/tests.ktap" 0 tests
 		if [ "$rc" = 0 ]; then
-			result "$name: guest" pass
+			result guest pass
 		else
-			result "$name: guest" fail "exit $rc, console: $run/$name/console.log"
+			result guest fail "exit $rc, console: $run/$name/console.log"
 		fi
+		ktap_subtest_end
 	done
 	e2e_names=() e2e_pids=()
 }
@@ -519,13 +510,9 @@ stage_trixie() {
 		return
 	fi
 	"$RFC_HARNESS/trixie.sh" install "$deb" >"$run/trixie-install.ktap" 2>"$run/trixie-install.log"
-	grep -h '^# trixie' "$run/trixie-install.ktap" | tee -a "$results"
-	import_ktap "$run/trixie-install.ktap" "trixie: "
-	# a trixie.sh that stopped half-way prints no closing line
-	if ! grep -q '^# trixie install: ' "$run/trixie-install.ktap"; then
-		result "trixie: install finished" fail "trixie.sh install stopped, see $run/trixie-install.log"
-		return
-	fi
+	# a trixie.sh that stopped half-way: its exit status with no failed
+	# result to explain it
+	import_ktap "$run/trixie-install.ktap" "trixie: " $?
 	[ "$DKMS_LINE" = 6.12 ] || suf=-$DKMS_LINE kern=trixie$suf
 	if [ ! -f "$CACHE_ROOT/trixie/work$suf.krel" ]; then
 		result "trixie: guests" fail "no trixie kernel to boot, see $run/trixie-install.log"
@@ -548,9 +535,7 @@ stage_trixie() {
 		import_ktap "$f"
 	fi
 	"$RFC_HARNESS/trixie.sh" purge >"$run/trixie-purge.ktap" 2>"$run/trixie-purge.log"
-	import_ktap "$run/trixie-purge.ktap" "trixie: "
-	grep -q '^# trixie purge: ' "$run/trixie-purge.ktap" ||
-		result "trixie: purge finished" fail "trixie.sh purge stopped, see $run/trixie-purge.log"
+	import_ktap "$run/trixie-purge.ktap" "trixie: " $?
 }
 
 # check_base BASE: this script's stages on BASE, in a run of its own
@@ -566,8 +551,9 @@ check_base() {
 	msg "=== base $b: ${st[*]}"
 	RFC8797_BASE=$b RFC8797_BASE_RESOLVED="" CHECK_BASES=$b RFC8797_CHECK_RUN=$run/$b \
 		"$0" "${st[@]}" 2>&1 | sed -u "s/^/[$b] /"
-	import_ktap "$run/$b/results.ktap" "$b: "
-	grep -h '^# base ' "$run/$b/results.ktap" >>"$results"
+	# the base's run as a block of this one (its lines were on stdout
+	# already, with "[$b] " before them)
+	import_ktap "$run/$b/results.ktap" "$b: " "${PIPESTATUS[0]}" >/dev/null
 	msg "=== base $b: $((SECONDS - t)) s"
 }
 
@@ -606,6 +592,9 @@ if [ "$failed" -ne 0 ]; then
 	grep '^not ok ' "$run/results.flat" | sed 's/^/  /'
 fi
 [ "$skipped" -eq 0 ] || echo "$skipped skipped (not counted as passed)"
-grep -h '^# base ' "$results" | sed 's/^# //'
+# what ktap.py reports besides results: the runs Debian's kernel spoiled
+# and that ran again, the sources tested
+grep '^# RETRY ' "$run/results.flat" | sed 's/^# /retried: /'
+grep '^# base ' "$run/results.flat" | sed 's/^# //'
 echo "$((passed - skipped)) passed, $failed failed"
 [ "$verdict" = 0 ] && [ "$failed" -eq 0 ] && [ "$((passed - skipped))" -gt 0 ]

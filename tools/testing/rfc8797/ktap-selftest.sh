@@ -13,6 +13,10 @@
 #     skips only fails;
 #   - blocks of several scripts in one file, nested blocks and a
 #     command's own KTAP embedded as a subtest keep their results apart;
+#   - files nested whole, as check.sh nests a guest's results, a kernel
+#     log and a base's run, are read once, by ktap.py: a block cut off
+#     inside one is a failure, and so is a producer that ended badly
+#     with every result "ok"; a "# RETRY" line inside is reported;
 #   - retry_spoiled (lib.sh) runs a spoiled attempt again only as the
 #     retry budget allows, keeps each one, and says so once per retry.
 # Prints KTAP on stdout.
@@ -69,6 +73,49 @@ expect "nested blocks and an embedded command" 1 "$(fixture "$f" nested \
 expect "ktap.py reads nested blocks" \
 	"ok outer: inner: x|ok outer: embedded: e1|not ok outer: embedded: e2 # why|ok outer: after" \
 	"$(flat "$f")"
+
+# Files nested whole (ktap_subtest_file, as check.sh nests each guest's
+# results and each base's run): ktap.py reads them once, at the end
+f=$tmp/run.ktap
+: >"$f"
+# (a script of its own: a subshell would run this script's EXIT trap,
+# which ktap_subtest_begin saves and restores)
+cat >"$tmp/nest.sh" <<EOF_NEST
+. "$RFC_HARNESS/ktap.sh"
+tmp=$tmp f=$f
+$(cat <<'EOF_BODY'
+	ktap_open "$f"
+	ktap_print_header
+	# a guest as check.sh's e2e_wait nests it: its file unnamed, then
+	# whether the guest ended well; this one crashed inside its block
+	printf '%s\n' 'KTAP version 1' '    KTAP version 1' '    # Subtest: nfs-basic' '    1..3' \
+		'    ok 1 mount' '    ok 2 read' >"$tmp/crashed.ktap"
+	ktap_subtest_begin guest-a
+	ktap_subtest_file "" "$tmp/crashed.ktap" 0 tests
+	ktap_test_fail guest "exit 125"
+	ktap_subtest_end
+	# a producer that ended badly with every result "ok"
+	printf '%s\n' 'KTAP version 1' '1..1' 'ok 1 lintian' '# trixie install: 3 s' >"$tmp/half.ktap"
+	ktap_subtest_file trixie "$tmp/half.ktap" 3
+	# a kernel log with KUnit's KTAP behind printk's time stamps, and a
+	# retried run's diagnostic in a file without a name
+	printf '%s\n' '[    0.5] Linux version 7.3' '[    1.0] KTAP version 1' '[    1.0] 1..1' \
+		'[    1.0]     KTAP version 1' '[    1.0]     # Subtest: suite' '[    1.0]     1..1' \
+		'[    1.0]     ok 1 case' '[    1.0] ok 1 suite' >"$tmp/dmesg.txt"
+	ktap_subtest_file kunit "$tmp/dmesg.txt"
+	printf '%s\n' 'KTAP version 1' 'ok 1 interop a nfs4.2' \
+		'# RETRY interop a: the client guest on Debian'"'"'s kernel crashed' >"$tmp/interop.ktap"
+	ktap_subtest_file "" "$tmp/interop.ktap"
+	ktap_subtest_file none "$tmp/missing.ktap"
+	echo "1..$KTAP_TESTNUM" >>"$f"
+EOF_BODY
+)
+EOF_NEST
+bash "$tmp/nest.sh" >/dev/null
+expect "nested files: one reading by ktap.py" \
+	"ok guest-a: nfs-basic: mount|ok guest-a: nfs-basic: read|not ok guest-a: nfs-basic: finished # stopped early: no result line closes it (2 results, the last 'read')|not ok guest-a: nfs-basic: plan # 2 results, plan 1..3|not ok guest-a: guest # exit 125|ok trixie: lintian|not ok trixie # exit 3|ok kunit: suite: case|ok interop a nfs4.2|# RETRY interop a: the client guest on Debian's kernel crashed|not ok none: results # no KTAP results: $tmp/missing.ktap" \
+	"$(flat "$f")"
+expect "... the run's own plan counts its top-level results" 5 "$(sed -n 's/^1\.\.//p' "$f")"
 
 # retry_spoiled: a fake run that writes DIR and fails until its attempt
 # GOOD, and a fake TROUBLE that blames Debian's kernel when TROUBLE_OK

@@ -20,9 +20,13 @@ same name only summarises it and is not printed.  Problems are printed
 as failed tests of their own: no KTAP version line, no test at all, a
 plan ("1..N") that does not match the number of results, a subtest that
 no result line closes (its test stopped early: the guest crashed, the
-script was killed), named after its last result.  Lines before
-the first KTAP version line are ignored.  The exit status is 0 when
-every printed line is "ok".
+script was killed), named after its last result, also when a line
+further out ends it together with the block around it.  Lines before
+the first KTAP version line are ignored.  Diagnostics that a producer
+puts in the run's summary ("# RETRY ...": a run that was repeated,
+"# base ...": which source a run tested) are printed as they are, at
+any depth, in their order among the results.  The exit status is 0
+when every result line printed is "ok".
 """
 
 import re
@@ -31,6 +35,7 @@ import sys
 VERSION = re.compile(r'^(.*?)(?:KTAP|TAP) version \d+\s*$')
 RESULT = re.compile(r'^(\s*)(ok|not ok) (\d+)(?: - )?([^#]*?)\s*(?:#\s*(.*))?$')
 SUBTEST = re.compile(r'^(\s*)# Subtest: (.*?)\s*$')
+SUMMARY = re.compile(r'^\s*(# (?:RETRY|base) .*?)\s*$')
 PLAN = re.compile(r'^(\s*)1\.\.(\d+)\s*$')
 
 
@@ -61,6 +66,15 @@ def parse(lines, prefix, out):
             out.append((False, path(frame.name and frame.name + ': plan' or 'plan'),
                         '%d results, plan 1..%d' % (frame.count, frame.plan)))
 
+    def unclosed(frame):
+        """frame, just popped, ended without its result line"""
+        for f in stack:
+            f.failed = True
+        out.append((False, path(frame.name and frame.name + ': finished' or 'finished'),
+                    'stopped early: no result line closes it (%d results%s)' %
+                    (frame.count, frame.last and ", the last '%s'" % frame.last or '')))
+        close(frame)
+
     for raw in lines:
         raw = raw.rstrip('\n')
         if strip is None:
@@ -84,6 +98,10 @@ def parse(lines, prefix, out):
             elif indent > stack[-1].indent:
                 stack.append(Frame(indent, m.group(2)))
             continue
+        m = SUMMARY.match(line)
+        if m:
+            out.append((None, m.group(1), ''))
+            continue
         m = PLAN.match(line)
         if m:
             if stack[-1].indent == len(m.group(1)):
@@ -98,8 +116,14 @@ def parse(lines, prefix, out):
         directive = (m.group(5) or '').strip()
         summary = None
         while len(stack) > 1 and stack[-1].indent > indent:
-            summary = stack.pop()
-            close(summary)
+            frame = stack.pop()
+            if len(stack) > 1 and stack[-1].indent > indent:
+                # the block around it ends on this line as well: its
+                # own result line never came
+                unclosed(frame)
+            else:
+                summary = frame
+                close(summary)
         if stack[-1].indent < indent:
             stack.append(Frame(indent))	# results without a header
         stack[-1].count += 1
@@ -121,11 +145,7 @@ def parse(lines, prefix, out):
         out.append((False, prefix or 'ktap', 'no KTAP version line'))
         return
     while len(stack) > 1:
-        frame = stack.pop()
-        out.append((False, path(frame.name and frame.name + ': finished' or 'finished'),
-                    'stopped early: no result line closes it (%d results%s)' %
-                    (frame.count, frame.last and ", the last '%s'" % frame.last or '')))
-        close(frame)
+        unclosed(stack.pop())
     close(stack.pop())
 
 
@@ -144,11 +164,13 @@ def main(argv):
                 parse(fh, prefix, out)
         except OSError as e:
             out.append((False, prefix or f, 'cannot read %s: %s' % (f, e.strerror)))
-    if not out:
+    if not [r for r in out if r[0] is not None]:
         out.append((False, prefix or 'ktap', 'no test result'))
     bad = 0
     for ok, name, directive in out:
-        if directive.upper().startswith('SKIP'):
+        if ok is None:
+            print(name)
+        elif directive.upper().startswith('SKIP'):
             print('ok %s # %s' % (name, directive))
         elif ok:
             print('ok %s' % name)

@@ -31,6 +31,22 @@
 #                               the nested block NAME, its result CMD's
 #                               exit status: sub-results travel as they
 #                               are, nobody parses them but ktap.py
+#   ktap_subtest_file NAME FILE [STATUS [LABEL]]
+#                               FILE's KTAP (a guest's results, another
+#                               run's, a kernel log: from its first
+#                               version line on, with what precedes
+#                               "KTAP version" there, such as printk's
+#                               time stamps, cut from every line) as the
+#                               nested block NAME; its result "not ok"
+#                               when a result at FILE's top level failed
+#                               or STATUS (a producer's exit status,
+#                               default 0) is not 0.  With NAME "" the
+#                               block has no name (ktap.py names its
+#                               results as FILE does) and its result line
+#                               is named LABEL (default: FILE's name).  A
+#                               FILE that is missing, without a version
+#                               line or without any result gives a
+#                               failed result "results" in the block.
 #   ktap_print_totals           "# totals: pass:P fail:F skip:S"
 #   ktap_finished               totals, then exit 0 when nothing failed
 #                               and the plan (if any) was met, else 1
@@ -191,19 +207,59 @@ ktap_exit_trap() {
 }
 
 ktap_subtest_cmd() {
-	local name=$1 rc line out
+	local name=$1 rc out
 	shift
 	out=$(mktemp) || return 1
 	"$@" >"$out" && rc=0 || rc=$?
-	ktap_push "$name"
-	ktap_line "# Subtest: $name"
+	ktap_subtest_file "$name" "$out" "$rc"
+	rc=$?
+	rm -f "$out"
+	return "$rc"
+}
+
+# ktap_extract FILE: FILE from its first KTAP version line on, what
+# precedes "KTAP version" on that line cut from every line
+ktap_extract() {
+	awk '!cut { if (!match($0, /K?TAP version [0-9]+[ \t\r]*$/)) next; cut = RSTART }
+		{ sub(/\r$/, ""); print substr($0, cut) }' "$1" 2>/dev/null
+}
+
+ktap_subtest_file() {
+	local name=$1 file=$2 status=${3:-0} label=${4:-${2##*/}} line why="" n=0 bad=0
+	ktap_push "${name:-$label}"
+	[ -z "$name" ] || ktap_line "# Subtest: $name"
+	# the file's own lines, as they are: only ktap.py parses them; this
+	# level counts the top-level results for the block's result line
 	while IFS= read -r line; do
 		ktap_line "$line"
-	done <"$out"
-	rm -f "$out"
+		case "$line" in
+		"not ok "*" # SKIP"* | "not ok "*" # skip"*) ;;
+		"not ok "*) bad=$((bad + 1)) ;;
+		esac
+		[[ ! "$line" =~ ^\ *(not\ )?ok\  ]] || n=$((n + 1))
+	done < <(ktap_extract "$file")
+	if [ ! -f "$file" ]; then
+		why="no KTAP results: $file"
+	elif ! grep -q -E 'K?TAP version [0-9]+' "$file"; then
+		why="no KTAP version line in $file"
+	elif [ "$n" = 0 ]; then
+		why="no test result in $file"
+	fi
+	if [ -n "$why" ]; then
+		# a block of its own, so that "results" is not read as FILE's
+		[ -n "$name" ] || ktap_line "KTAP version 1"
+		ktap_test_fail results "$why"
+		bad=$((bad + 1))
+	fi
 	# its results are its own (ktap.py reads them): this level says
-	# only how it ended
-	if [ "$rc" = 0 ]; then ktap_pop ""; else ktap_pop "exit $rc"; fi
+	# only whether one failed and how the producer ended
+	if [ "$bad" != 0 ]; then
+		ktap_pop "$bad failed"
+	elif [ "$status" != 0 ]; then
+		ktap_pop "exit $status"
+	else
+		ktap_pop ""
+	fi
 }
 
 ktap_finished() {
