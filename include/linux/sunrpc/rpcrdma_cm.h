@@ -112,36 +112,6 @@ struct rpcrdma_cm_negotiated {
 	bool	remote_inv;
 };
 
-/**
- * struct rpcrdma_conn_state - a server connection, as svcrdma reports it
- * @client: what the search of the client's CM Private Data found
- * @local: what the server advertised
- * @neg: the inline thresholds and remote invalidation in use
- * @local_sent: the server sent @local
- * @send_inv: Sends completed with Send With Invalidate
- * @send_plain: other Sends completed
- * @recv_buf: size of each Receive buffer, octets
- * @send_buf: size of each Send buffer, octets
- * @sq_depth: Send Queue entries
- * @sq_avail: Send Queue entries free when read
- *
- * Filled by the transport's xpo_rdma_conn_state method, so that a
- * reader such as nfsd's netlink dump needs neither svcrdma's private
- * structures nor rpcrdma.ko.
- */
-struct rpcrdma_conn_state {
-	struct rpcrdma_cm_parse_result	client;
-	struct rpcrdma_cm_props		local;
-	struct rpcrdma_cm_negotiated	neg;
-	bool				local_sent;
-	unsigned long			send_inv;
-	unsigned long			send_plain;
-	u32				recv_buf;
-	u32				send_buf;
-	u32				sq_depth;
-	u32				sq_avail;
-};
-
 u8 rpcrdma_cm_encode_size(u32 size);
 u32 rpcrdma_cm_decode_size(u8 val);
 u32 rpcrdma_cm_round_size(u32 size);

@@ -248,7 +248,7 @@ counters() {
 	sview="n/a (stock)"
 	if is_ours "$skern"; then
 		if [ -n "$sline" ] && [ "$sline" != "n/a (stock)" ]; then
-			sview="$(field status "$sline" na) client_r=$(field client_r "$sline" na) server_r=$(field server_r "$sline" na) c2s/s2c=$(field c2s "$sline" na)/$(field s2c "$sline" na) r=$(field r "$sline" na) sent=$(field server_sent "$sline" na)"
+			sview="$(field status "$sline" na) client_r=$(field client_r "$sline" na) server_r=$(field server_r "$sline" na) c2s/s2c=$(field c2s "$sline" na)/$(field s2c "$sline" na) r=$(field r "$sline" na)"
 		else
 			sview=n/a
 			why+=("our server listed no connection while the client was connected")

@@ -124,10 +124,14 @@ build_commits() {
 		parent=$(env "${TREE_IDENT[@]}" git -C "$TREE" commit-tree "$tree" -p "$parent" -F "$tmp/commitmsg")
 	done < <(series_lines)
 	unset GIT_INDEX_FILE
+	# every new kernel file belongs to some base's series (one that only
+	# mainline's has, such as a header of the netlink dump, is not in
+	# the other's tree)
 	while read -r f; do
 		case "$listed" in
 		*" $f "*) ;;
-		*) die "$f is a new kernel file but patches/$RFC_BASE/series does not name it" ;;
+		*)	grep -q -E "^[^#]* $f( |\$)" "$RFC_TOP"/patches/*/series ||
+				die "$f is a new kernel file but no patches/*/series names it" ;;
 		esac
 	done < <(overlay_files)
 	echo "$parent"

@@ -27,7 +27,7 @@ from lib import YnlFamily, YnlException, NlError  # noqa: E402
 # file's names of the four that the dump prefixes with client-
 KEYS = ["client-status", "client-offset", "client-version", "client-flags", "client-r",
         "client-send", "client-recv", "server-r", "server-send", "server-recv", "c2s", "s2c",
-        "r", "send-inv", "send-plain", "recv-buf", "send-buf", "server-sent",
+        "r", "send-inv", "send-plain", "recv-buf", "send-buf",
         "sq-depth", "sq-avail"]
 PROCFS_NAME = {"client-status": "status", "client-offset": "offset",
                "client-version": "version", "client-flags": "flags"}

@@ -81,7 +81,7 @@ mstat() {
 # xprt_info KEY [SERVER]: what the client's connected RPC-over-RDMA transport
 # to SERVER (default $SERVER_ADDR) reports as rdma_KEY in its sysfs
 # xprt_info (cm_status, cm_offset, server_send, server_recv, server_r,
-# client_sent, client_send, client_recv, client_r, c2s, s2c, r).
+# client_send, client_recv, client_r, c2s, s2c, r).
 # Prints "none" when no connected transport reports it, and fails with
 # "ambiguous: ..." when transports disagree.  A kernel whose sunrpc.ko
 # has no such keys (Debian's stock kernel with our rpcrdma.ko from the
@@ -171,7 +171,7 @@ xprt_info_traced() {
 # values, one line of key=value fields each (local, remote, status,
 # offset, version, flags, client_r, client_send, client_recv, server_r,
 # server_send, server_recv, c2s, s2c, r, send_inv, send_plain, recv_buf,
-# send_buf, server_sent, sq_depth, sq_avail).  Our mainline kernel dumps
+# send_buf, sq_depth, sq_avail).  Our mainline kernel dumps
 # them in nfsd's netlink family (rdma-conn-get), read here with the
 # kernel's own YNL library from the prepared tree (guest/conns.py); the
 # 6.12 series, whose DKMS package cannot change nfsd.ko, lists them in

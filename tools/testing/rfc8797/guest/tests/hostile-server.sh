@@ -93,11 +93,10 @@ row() {
 	want="status=$st offset=$off version=$ver flags=$fl client_r=$r"
 	want="$want client_send=$snd client_recv=$rcv server_r=$SRV_R"
 	want="$want server_send=$SRV_SEND server_recv=$SRV_RECV c2s=$c2s s2c=$s2c r=$nr"
-	want="$want server_sent=1"
 	for w in $line; do F[${w%%=*}]=${w#*=}; done
 	got=""
 	for f in status offset version flags client_r client_send client_recv \
-		 server_r server_send server_recv c2s s2c r server_sent; do
+		 server_r server_send server_recv c2s s2c r; do
 		got="$got $f=${F[$f]:-}"
 	done
 	got=${got# }

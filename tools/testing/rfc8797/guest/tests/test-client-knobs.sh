@@ -79,11 +79,12 @@ run_case() {
 	local t=$1 exp=$2 v got mnt=/mnt/k
 	for v in "${vers[@]}"; do
 		mount_nfs "$v" "$mnt" || { fail "$t-nfs$v-mount" "mount failed"; continue; }
-		got="$(xprt_info c2s) $(xprt_info s2c) $(xprt_info client_r) $(xprt_info r) $(xprt_info cm_status) $(xprt_info client_sent)"
-		[ "$got" = "$exp" ] && pass "$t-nfs$v-negotiated" ||
-			fail "$t-nfs$v-negotiated" "got '$got', expected '$exp'"
-		# the client's xprtrdma_inline_thresh event says the same
-		# about its own message as sysfs
+		got="$(xprt_info c2s) $(xprt_info s2c) $(xprt_info client_r) $(xprt_info r) $(xprt_info cm_status)"
+		[ "$got" = "${exp% *}" ] && pass "$t-nfs$v-negotiated" ||
+			fail "$t-nfs$v-negotiated" "got '$got', expected '${exp% *}'"
+		# whether the client sent its message: only its
+		# xprtrdma_inline_thresh event says (no file: without fault
+		# injection it always does)
 		got=$(xprt_info_traced client_sent "$SERVER_ADDR")
 		[ "$got" = "${exp##* }" ] && pass "$t-nfs$v-traced-sent" ||
 			fail "$t-nfs$v-traced-sent" "event: sent='$got', expected ${exp##* }"
