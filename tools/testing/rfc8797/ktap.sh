@@ -217,11 +217,14 @@ ktap_subtest_cmd() {
 	return "$rc"
 }
 
-# ktap_extract FILE: FILE from its first KTAP version line on, what
-# precedes "KTAP version" on that line cut from every line
+# ktap_extract FILE: FILE's KTAP lines (versions, plans, results,
+# diagnostics) from its first version line on, what precedes "KTAP
+# version" on that line cut from every line: a kernel log's other
+# messages are left out
 ktap_extract() {
 	awk '!cut { if (!match($0, /K?TAP version [0-9]+[ \t\r]*$/)) next; cut = RSTART }
-		{ sub(/\r$/, ""); print substr($0, cut) }' "$1" 2>/dev/null
+		{ sub(/\r$/, ""); l = substr($0, cut) }
+		l ~ /^ *(K?TAP version |1\.\.[0-9]|ok |not ok |#)/ { print l }' "$1" 2>/dev/null
 }
 
 ktap_subtest_file() {
