@@ -598,6 +598,9 @@ static void rpcrdma_cm_private_parse_test(struct kunit *test)
  * the peer's Private Data.  A side that sends nothing is a legacy
  * implementation; only the other side computes anything, and it sees
  * the RFC 8166 defaults.  Both computations must give the same result.
+ * These cases test rpcrdma_cm_negotiate() alone: of a result computed
+ * without the client's message, svcrdma applies R only and keeps its
+ * buffer sizes (svc_rdma_negotiate()).
  */
 
 struct cm_negotiate_case {
