@@ -24,6 +24,10 @@ resolve_base || exit 1	# once, for both guests
 # thread per vCPU (guest.sh's RFC8797_TCG_THREAD=multi), unless told
 # otherwise.  The quick mainline interop matrix took 754 s so, 935 s
 # with one thread per guest (its Debian 6.12 cells 114 s against 76).
+# Nor are the bench's timed rounds steadier with one thread: BENCH=quick
+# on 6.12, three rounds each way, spread its rates from boot to boot by
+# 4-29% (median 10.4%) under thread=single and 3-27% (median 5.0%)
+# under thread=multi.
 export RFC8797_TCG_THREAD=${RFC8797_TCG_THREAD:-multi}
 usage() { sed -n '7,8s/^#   //p' "$0"; }
 results=$CACHE/runs/interop-$(date +%Y%m%d-%H%M%S)-$$ ctimeout=800 dump=0
