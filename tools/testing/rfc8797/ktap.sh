@@ -228,13 +228,14 @@ ktap_extract() {
 }
 
 ktap_subtest_file() {
-	local name=$1 file=$2 status=${3:-0} label=${4:-${2##*/}} line why="" n=0 bad=0
+	local name=$1 file=$2 status=${3:-0} label=${4:-${2##*/}} line why="" nlines=0 n=0 bad=0
 	ktap_push "${name:-$label}"
 	[ -z "$name" ] || ktap_line "# Subtest: $name"
 	# the file's own lines, as they are: only ktap.py parses them; this
 	# level counts the top-level results for the block's result line
 	while IFS= read -r line; do
 		ktap_line "$line"
+		nlines=$((nlines + 1))
 		case "$line" in
 		"not ok "*" # SKIP"* | "not ok "*" # skip"*) ;;
 		"not ok "*) bad=$((bad + 1)) ;;
@@ -243,7 +244,8 @@ ktap_subtest_file() {
 	done < <(ktap_extract "$file")
 	if [ ! -f "$file" ]; then
 		why="no KTAP results: $file"
-	elif ! grep -q -E 'K?TAP version [0-9]+' "$file"; then
+	elif [ "$nlines" = 0 ]; then
+		# ktap_extract starts at the first version line
 		why="no KTAP version line in $file"
 	elif [ "$n" = 0 ]; then
 		why="no test result in $file"
