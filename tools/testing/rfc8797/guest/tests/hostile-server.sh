@@ -192,7 +192,7 @@ call_case() {
 	elif [ "$expect" = err_chunk ] && [ "$n" != 1 ]; then
 		fail "$name" "$n svcrdma_err_chunk events, want 1"
 	elif [ "$expect" = err_chunk ] &&
-	     ! dmesg | grep -q "svcrdma: .* sent no Reply chunk for a .*-octet reply, over this server's $(smaller $SRV_SEND $((recv + 1023)))-octet limit for it (its CM Private Data advertised $recv): replying ERR_CHUNK"; then
+	     ! dmesg | grep -q "svcrdma: .* sent no Reply chunk for a .*-octet reply, over this server's $(smaller $SRV_SEND $((recv + 1023)))-octet limit for it (its CM Private Data advertised a $recv-octet Receive size): replying ERR_CHUNK"; then
 		fail "$name" "no log line names the cause: $(dmesg | tail -n 2)"
 	elif [ "$expect" = msg ] && [ "$n" != 0 ]; then
 		fail "$name" "$n svcrdma_err_chunk events, want 0"
