@@ -118,12 +118,14 @@ stage_ktap() {
 	import_ktap "$run/ktap-selftest.ktap" "ktap: "
 }
 
-# make bench's targets (bench/report.py) on made-up results whose
-# numbers are known: what fails the bench, what it lists as not checked
-# (a second or two, host only)
+# make bench's targets (bench/report.py) and BENCH=cost's (bench/cost.py)
+# on made-up results whose numbers are known: what fails the bench, what
+# it lists as not checked (a second or two each, host only)
 stage_bench() {
 	"$RFC_HARNESS/bench/report-selftest.sh" >"$run/bench-report.ktap" 2>"$run/bench-report.log"
 	import_ktap "$run/bench-report.ktap" "bench: "
+	"$RFC_HARNESS/bench/cost-selftest.sh" >"$run/bench-cost.ktap" 2>"$run/bench-cost.log"
+	import_ktap "$run/bench-cost.ktap" "bench cost: "
 }
 
 # import (not in ALL_STAGES): the results of the KTAP file KTAP_IMPORT,

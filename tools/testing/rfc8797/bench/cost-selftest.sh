@@ -11,7 +11,7 @@ harness_env || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ktap_print_header
-ktap_set_plan 5
+ktap_set_plan 6
 
 # run KERNEL BOOT KERNEL_PER_RPC: a run folder with both guests' dumps:
 # fixed window 0.1 s of 20000 kernel instructions (100 of them idle),
@@ -40,8 +40,9 @@ for side in ("client", "server"):
                 ns += int(dt * 1e9)
                 kern += add
                 f.write("dump seq=%d mark=%d cause=marker ns=%d vcpus=1 user=0 kernel=%d "
-                        "k.provider=%d k.rest=%d cpu0=%d\n"
-                        % (seq, m, ns, kern, kern // 4, kern - kern // 4, kern))
+                        "k.provider=%d k.xprtrdma=%d k.rest=%d cpu0=%d\n"
+                        % (seq, m, ns, kern, kern // 4, kern // 10,
+                           kern - kern // 4 - kern // 10, kern))
 PY
 	: >"$tmp/$1/layers-$1.txt"
 }
@@ -69,6 +70,18 @@ is "spread is max/min-1 over boots" "$(row ours)" grep -qF "| 1.67% |" <(row our
 is "ours/base of the sum and of the adapter estimate" "$(row base)" grep -qF "| 0.756 | 0.756 |" <(row base)
 is "a 4 KiB target met, report exits 0" "rc $rc: $(grep -i target -A3 "$tmp/cost.md" | tr '\n' ' ')" \
 	test "$rc" = 0 -a -n "$(grep -F "randread-4k ours/base c+s <= 0.85: 0.756 met" "$tmp/cost.md")"
+# a base at 62000 per RPC: ours/base 121000/124000 = 0.976 misses 0.85;
+# ours's xprtrdma is a tenth of its count (6050 per side, 12100 both):
+# (121000 - 12100) / 124000 = 0.878, above 0.85 even at zero
+run base 1 62000
+run base 2 62000
+cp -r "$tmp"/ours/* "$tmp/base/"
+/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" cases "$tmp"/base/cost*/ >"$tmp/cost2.jsonl" 2>>"$tmp/err"
+/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" report --kernels "ours base" "$tmp/cost2.jsonl" \
+	"$tmp/cost2.md" >/dev/null
+floor="randread-4k ours/base c+s: 0.878 with our kernel's xprtrdma, svcrdma, rdma at zero"
+is "a missed ratio gets the transport's reach" "$(grep -A8 'reach$' "$tmp/cost2.md" | tr '\n' ' ')" \
+	grep -qF "$floor (12,100 per RPC): out of the transport's reach" "$tmp/cost2.md"
 /usr/bin/python3 - "$RFC_HARNESS/bench" "$tmp" <<'PY'
 import os, sys
 sys.path.insert(0, sys.argv[1])

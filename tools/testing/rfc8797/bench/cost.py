@@ -54,6 +54,8 @@ LAYERS = [
              "arch/x86/crypto"]),
 ]
 LAYER_NAMES = [n for n, _ in LAYERS] + ["rest"]
+# the layers the series changes directly: the RPC-over-RDMA transport
+TRANSPORT = ["xprtrdma", "svcrdma", "rdma"]
 # Debian's modules of each layer (the stock kernel: everything is modular)
 MODULE_LAYER = {
     "rdma_rxe": "provider", "siw": "provider",
@@ -592,6 +594,7 @@ def cmd_report(args):
     # targets (issue 36)
     L.append("### Targets\n")
     checks = []
+    floors = []
     for topo, tcells in (("loop", loop_cells), ("pair", pair_cells)):
         for v, wl in tcells:
             if "base" not in kernels:
@@ -604,12 +607,24 @@ def cmd_report(args):
                 continue
             t = "[%s] NFSv%s %s ours/base" % (topo, v, wl)
             if wl in ("randread-4k", "randwrite-4k"):
-                checks.append(("%s c+s <= 0.85" % t, o / b, o / b <= 0.85))
-                checks.append(("%s adapter <= 0.85" % t, oa / ba, oa / ba <= 0.85))
+                # what the transport could reach at best: our kernel with its
+                # RPC-over-RDMA layers (xprtrdma, svcrdma and the RDMA
+                # core they call) at zero, the rest as measured
+                tr = sum(both("ours", v, wl, f, topo)[0] or 0 for f in TRANSPORT)
                 sno, _, _ = both("ours", v, wl, "stack_np", topo)
                 snb, _, _ = both("base", v, wl, "stack_np", topo)
-                if sno and snb:
-                    checks.append(("%s stack w/o provider <= 0.85" % t, sno / snb, sno / snb <= 0.85))
+                for name, mine, theirs in (("c+s", o, b), ("adapter", oa, ba),
+                                           ("stack w/o provider", sno, snb)):
+                    if not (mine and theirs):
+                        continue
+                    checks.append(("%s %s <= 0.85" % (t, name), mine / theirs, mine / theirs <= 0.85))
+                    if mine / theirs > 0.85 and tr:
+                        floors.append("- %s %s: %.3f with our kernel's %s at zero (%s per RPC): %s"
+                                      % (t, name, (mine - tr) / theirs, ", ".join(TRANSPORT),
+                                         fmt(tr), "out of the transport's reach"
+                                         if (mine - tr) / theirs > 0.85 else
+                                         "not ruled out: it needs %s fewer per RPC"
+                                         % fmt(mine - 0.85 * theirs)))
             checks.append(("%s c+s <= 1.01" % t, o / b, o / b <= 1.01))
             # 6.12's server spins on a full Send Queue for 1 MiB reads
             if wl == "read-1m" and base_line == "6.12" and topo == "pair":
@@ -638,6 +653,16 @@ def cmd_report(args):
         if not ok:
             missed.append(name)
     L.append("")
+    if floors:
+        L.append("### The missed ratio targets and the transport's reach\n")
+        L.append("The ratio if our kernel's RPC-over-RDMA transport executed nothing, everything "
+                 "else (provider, packet path, sunrpc, nfs, nfsd, scheduler, fio) as "
+                 "measured: above 0.85, no change to the transport meets the target.  "
+                 "A bound, not an estimate: rdma also holds the RDMA core's work for "
+                 "the provider (rxe's GID lookups, per packet), which no change to "
+                 "the transport removes.\n")
+        L += floors
+        L.append("")
     with open(dst, "w") as f:
         f.write("\n".join(L) + "\n")
     sys.stdout.write("\n".join(L) + "\n")
