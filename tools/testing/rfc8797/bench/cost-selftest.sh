@@ -46,15 +46,21 @@ for side in ("client", "server"):
 PY
 	: >"$tmp/$1/layers-$1.txt"
 }
+# against PER_RPC NAME: two boots of the base at PER_RPC beside ours's,
+# through cost.py into $tmp/NAME.md; the report's status in rc
+against() {
+	run base 1 "$1"
+	run base 2 "$1"
+	cp -r "$tmp"/ours/* "$tmp/base/"
+	/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" cases "$tmp"/base/cost*/ >"$tmp/$2.jsonl" \
+		2>>"$tmp/err"
+	/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" report --kernels "ours base" "$tmp/$2.jsonl" \
+		"$tmp/$2.md" >/dev/null
+	rc=$?
+}
 run ours 1 60000
 run ours 2 61000
-run base 1 80000
-run base 2 80000
-cp -r "$tmp"/ours/* "$tmp/base/"
-/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" cases "$tmp"/base/cost*/ >"$tmp/cost.jsonl" 2>"$tmp/err"
-/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" report --kernels "ours base" "$tmp/cost.jsonl" \
-	"$tmp/cost.md" >/dev/null
-rc=$?
+against 80000 cost
 row() { grep -F "| v3 | randread-4k | $1 |" "$tmp/cost.md"; }
 # is NAME DETAIL CMD...: one result, DETAIL the reason of a failure
 is() {
@@ -73,12 +79,7 @@ is "a 4 KiB target met, report exits 0" "rc $rc: $(grep -i target -A3 "$tmp/cost
 # a base at 62000 per RPC: ours/base 121000/124000 = 0.976 misses 0.85;
 # ours's xprtrdma is a tenth of its count (6050 per side, 12100 both):
 # (121000 - 12100) / 124000 = 0.878, above 0.85 even at zero
-run base 1 62000
-run base 2 62000
-cp -r "$tmp"/ours/* "$tmp/base/"
-/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" cases "$tmp"/base/cost*/ >"$tmp/cost2.jsonl" 2>>"$tmp/err"
-/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" report --kernels "ours base" "$tmp/cost2.jsonl" \
-	"$tmp/cost2.md" >/dev/null
+against 62000 cost2
 floor="randread-4k ours/base c+s: 0.878 with our kernel's xprtrdma, svcrdma, rdma at zero"
 is "a missed ratio gets the transport's reach" "$(grep -A8 'reach$' "$tmp/cost2.md" | tr '\n' ' ')" \
 	grep -qF "$floor (12,100 per RPC): out of the transport's reach" "$tmp/cost2.md"

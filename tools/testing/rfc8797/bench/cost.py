@@ -617,14 +617,16 @@ def cmd_report(args):
                                            ("stack w/o provider", sno, snb)):
                     if not (mine and theirs):
                         continue
-                    checks.append(("%s %s <= 0.85" % (t, name), mine / theirs, mine / theirs <= 0.85))
-                    if mine / theirs > 0.85 and tr:
-                        floors.append("- %s %s: %.3f with our kernel's %s at zero (%s per RPC): %s"
-                                      % (t, name, (mine - tr) / theirs, ", ".join(TRANSPORT),
-                                         fmt(tr), "out of the transport's reach"
-                                         if (mine - tr) / theirs > 0.85 else
-                                         "not ruled out: it needs %s fewer per RPC"
-                                         % fmt(mine - 0.85 * theirs)))
+                    ratio, best = mine / theirs, (mine - tr) / theirs
+                    checks.append(("%s %s <= 0.85" % (t, name), ratio, ratio <= 0.85))
+                    if ratio <= 0.85 or not tr:
+                        continue
+                    if best > 0.85:
+                        reach = "out of the transport's reach"
+                    else:
+                        reach = "not ruled out: it needs %s fewer per RPC" % fmt(mine - 0.85 * theirs)
+                    floors.append("- %s %s: %.3f with our kernel's %s at zero (%s per RPC): %s"
+                                  % (t, name, best, ", ".join(TRANSPORT), fmt(tr), reach))
             checks.append(("%s c+s <= 1.01" % t, o / b, o / b <= 1.01))
             # 6.12's server spins on a full Send Queue for 1 MiB reads
             if wl == "read-1m" and base_line == "6.12" and topo == "pair":
