@@ -484,8 +484,13 @@ def cmd_report(args):
     tops = [c for c in recs if c.get("kind") == "top"]
     per = net_counts(cases)
     kernels = [k for k in kernels if any(key[0] == k for key in per)]
-    cells = sorted({(key[3], key[4]) for key in per},
-                   key=lambda x: (x[0], WL_ORDER.index(x[1]) if x[1] in WL_ORDER else 99))
+    # the workloads in WL_ORDER's order, then those at other thresholds
+    # ("WL@N") by workload and threshold: the same order in every run
+    def cell_order(cell):
+        wl, _, th = cell[1].partition("@")
+        return (cell[0], WL_ORDER.index(cell[1]) if cell[1] in WL_ORDER else 99, wl,
+                int(th) if th.isdigit() else 0)
+    cells = sorted({(key[3], key[4]) for key in per}, key=cell_order)
     boots = sorted({key[1] for key in per})
     L = []
     missed = []
