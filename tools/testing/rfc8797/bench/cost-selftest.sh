@@ -4,14 +4,14 @@
 # only, a second): a window's counts net of the idle rate and of the
 # markers' cost, per RPC; the spread over boots; the ours/base targets
 # met and missed; a modular kernel's blocks attributed by module load
-# address.  Prints KTAP on stdout.
+# address; the lines of one block address summed.  Prints KTAP on stdout.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 harness_env || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ktap_print_header
-ktap_set_plan 6
+ktap_set_plan 7
 
 # run KERNEL BOOT KERNEL_PER_RPC: a run folder with both guests' dumps:
 # fixed window 0.1 s of 20000 kernel instructions (100 of them idle),
@@ -99,5 +99,14 @@ ok = (a.layer(0xffffffffc0100010) == "provider" and a.layer(0xffffffffc0200010) 
 sys.exit(0 if ok else 1)
 PY
 is "a modular kernel's blocks by module load address and built-in symbol" "wrong layer" test $? = 0
+# one address heading blocks of two lengths (TCG translated it again,
+# shorter): a line each, both counted
+printf '%s\n' "dump seq=1 mark=14 cause=marker ns=1 vcpus=1 user=0 kernel=0" \
+	"dump seq=2 mark=15 cause=marker ns=2 vcpus=1 user=0 kernel=700" \
+	"b ffffffff81001000 500" "b ffffffff81001000 200" end >"$tmp/dup.insn"
+got=$(/usr/bin/python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import cost
+print(sum(cost.window_blocks(cost.read_dumps(sys.argv[2], blocks=True), 14, 15).values()))' \
+	"$RFC_HARNESS/bench" "$tmp/dup.insn")
+is "the lines of one block address are summed" "700 expected, $got" test "$got" = 700
 ktap_print_totals
 ktap_ok

@@ -169,7 +169,10 @@ def cmd_layers(build, path):
 def read_dumps(path, blocks=False):
     """{mark: dump} of a plugin output file; a dump is a dict of its
     fields (numbers as int), with "blocks": {addr: insns} since the
-    previous dump when the file has them"""
+    previous dump when the file has them.  One address can head blocks
+    of several lengths (TCG translates a block again, shorter, when
+    -icount's budget or an I/O access ends it early), each a line of
+    its own: an address's instructions are the sum of its lines"""
     dumps = {}
     cur = None
     with open(path, errors="replace") as f:
@@ -184,7 +187,8 @@ def read_dumps(path, blocks=False):
                     dumps[cur["mark"]] = cur
             elif line.startswith("b ") and cur is not None and blocks:
                 _, a, n = line.split()
-                cur["blocks"][int(a, 16)] = int(n)
+                a = int(a, 16)
+                cur["blocks"][a] = cur["blocks"].get(a, 0) + int(n)
     return dumps
 
 
