@@ -89,10 +89,12 @@
 #    and writes at 1, 4 and 16 KiB inline thresholds as well
 #    (BENCH_THRESHOLDS).  BENCH_BOOTS overrides the boots.
 #    The topology (BENCH_COST_TOPOLOGY, default "loop"): "loop", one
-#    guest that is client and server over rxe on a local route, in one
-#    QEMU thread with instruction-driven time (guest.sh --icount): its
-#    figures repeat within 2% with two such guests on the two cores
-#    (BENCH_COST_JOBS, default 2, boots at once; under a heavier load,
+#    guest that is client and server over rxe on a local route, one
+#    vCPU (BENCH_COST_CPUS, default 1) in one QEMU thread with
+#    instruction-driven time (guest.sh --icount): its figures repeat
+#    within 2%, Debian's kernel's within 3%, but where one boot's
+#    scheduler settles apart (HARNESS.rst), with two such guests on the
+#    two cores (BENCH_COST_JOBS, default 2, boots at once; under a heavier load,
 #    up to 3%: a guest's idle time passes in real time); "pair" (on request:
 #    about 50 minutes for three kernels), two guests, client and server
 #    apart, whose scheduler and packet path vary with the guests'
@@ -381,7 +383,7 @@ run_loop() {
 	mkdir -p "$dir"
 	msg "$1"
 	"$RFC_HARNESS/guest.sh" --quiet --kernel "$3" --name cost --results "$dir/client" --timeout 2400 \
-		--count "out=$dir/client.insn,blocks=on$lay" --icount --append "rfc8797.inject=$inject" \
+		--cpus "$cost_cpus" --count "out=$dir/client.insn,blocks=on$lay" --icount --append "rfc8797.inject=$inject" \
 		"$RFC_HARNESS/guest/cost-client.sh" --loop --kernel "$2" --boot "$5" \
 		--versions "$cost_versions" --workloads "$cost_workloads" --iodepth "$iodepth" \
 		${6:+--thresholds "$6"} >"$dir.log" 2>&1 || rc=$?
@@ -394,6 +396,11 @@ run_loop() {
 }
 cost_jobs=${BENCH_COST_JOBS:-2}
 [[ "$cost_jobs" =~ ^[1-9]$ ]] || die "BENCH_COST_JOBS=$cost_jobs: 1 to 9 loop boots at once"
+# a loop guest's vCPUs: with one, Debian's kernel repeated within 3%;
+# with two, where its wake-ups landed moved its context switches per
+# RPC, and its figures by 2.7-9.3%, from boot to boot
+cost_cpus=${BENCH_COST_CPUS:-1}
+[[ "$cost_cpus" =~ ^[1-8]$ ]] || die "BENCH_COST_CPUS=$cost_cpus: 1 to 8 vCPUs per loop guest"
 # loop_stock_trouble KERNEL DIR: what spoiled the loop boot of Debian's
 # KERNEL in DIR (lib.sh guest_trouble), in the form retry_spoiled calls;
 # nothing for our kernels, which are never run again
