@@ -649,7 +649,7 @@ def cmd_report(args):
         missed.append("spread: one boot")
     elif loop_cells:
         # ours and the base apart from Debian's kernel, whose scheduler
-        # work followed how two vCPUs interleave (one: within 0.5%)
+        # work followed how two vCPUs interleave (HARNESS.rst)
         for label, ks in (("ours and the base", ("ours", "base")), ("Debian's stock kernel", ("stock",))):
             ws = [worst_loop[k] for k in ks if k in worst_loop]
             if ws:
