@@ -120,12 +120,16 @@ stage_ktap() {
 
 # make bench's targets (bench/report.py) and BENCH=cost's (bench/cost.py)
 # on made-up results whose numbers are known: what fails the bench, what
-# it lists as not checked (a second or two each, host only)
+# it lists as not checked; the insn-count plugin on a program whose
+# instructions are known (a second or two each, host only; the plugin's
+# first build fetches a header from Debian's qemu source package, 4 s)
 stage_bench() {
 	"$RFC_HARNESS/bench/report-selftest.sh" >"$run/bench-report.ktap" 2>"$run/bench-report.log"
 	import_ktap "$run/bench-report.ktap" "bench: "
 	"$RFC_HARNESS/bench/cost-selftest.sh" >"$run/bench-cost.ktap" 2>"$run/bench-cost.log"
 	import_ktap "$run/bench-cost.ktap" "bench cost: "
+	"$RFC_HARNESS/bench/insn-selftest.sh" >"$run/bench-insn.ktap" 2>"$run/bench-insn.log"
+	import_ktap "$run/bench-insn.ktap" "bench insn: "
 }
 
 # import (not in ALL_STAGES): the results of the KTAP file KTAP_IMPORT,

@@ -16,6 +16,7 @@ pkgs=(
 	build-essential flex bison bc libelf-dev libssl-dev dwarves ccache sparse python3 python3-ply python3-git
 	python3-yaml	# the kernel's YNL library (guest/conns.py: nfsd's rdma-conn-get)
 	qemu-system-x86 busybox-static cpio xz-utils kmod iproute2
+	qemu-user	# bench/insn-selftest.sh: the insn-count plugin under qemu-x86_64
 	rdma-core ibverbs-utils rdmacm-utils librdmacm-dev libibverbs-dev
 	nfs-kernel-server nfs-common rpcbind fio
 	clang libclang-rt-14-dev

@@ -500,7 +500,9 @@ def cmd_report(args):
     missed = []
     L.append("## Instructions per RPC (BENCH=cost)\n")
     L.append("Guest instructions per RPC counted by the insn-count QEMU plugin "
-             "(one TCG thread per guest), fixed work per workload, net of the "
+             "(one TCG thread per guest; a REP string instruction counts once, as "
+             "the processor's instructions-retired event counts it), fixed work "
+             "per workload, net of the "
              "markers' own cost (two guests: and of each guest's idle rate); the median over "
              "%d boot(s) per kernel, and the spread max/min-1 over the boots. "
              "c = client, s = server; adapter = client+server without the soft "

@@ -14,8 +14,16 @@
  * falls in the first layer whose address range holds its start
  * (layers=FILE, from the kernel's System.map), else in "rest".
  *
+ * A REP-prefixed string instruction (rep movs, rep stos, repe cmps...)
+ * counts once however many times it repeats, as the processor's
+ * instructions-retired event counts it.  TCG runs each iteration after
+ * the first as a block of its own, that one instruction, entered
+ * straight from the block that ended with it: such an execution adds
+ * nothing.  (Counted per iteration, clearing a page was 4096
+ * instructions, and how many pages a kernel zeroed outweighed its code.)
+ *
  * With blocks=on, each distinct kernel block (start address and length)
- * also counts its executions, per vCPU, and every dump lists the
+ * also counts its instructions, per vCPU, and every dump lists the
  * instructions of each kernel block since the previous dump, so that
  * the host can bin them by function or by module load address.
  *
@@ -75,6 +83,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 struct vcpu_count {
 	uint64_t n[MAX_CLASSES];
+	/* the REP string instruction the last block ended with, or 0 */
+	uint64_t rep_pc;
 } __attribute__((aligned(64)));
 
 struct range {
@@ -82,13 +92,17 @@ struct range {
 	unsigned int layer;
 };
 
-/* a distinct kernel block (blocks=on) */
+/*
+ * A distinct block (start address and length): every kernel block with
+ * blocks=on, and every block that ends with a REP string instruction
+ */
 struct blk {
 	uint64_t vaddr;
+	uint64_t rep_pc;	/* its last instruction's address if a REP string */
 	uint32_t ninsns;
 	uint32_t cls;
-	uint64_t execs[MAX_VCPUS];
-	uint64_t dumped;	/* executions of all vCPUs at the last dump */
+	uint64_t insns[MAX_VCPUS];	/* instructions counted, per vCPU */
+	uint64_t dumped;	/* instructions of all vCPUs at the last dump */
 	struct blk *next;	/* hash chain */
 };
 
@@ -100,9 +114,9 @@ static struct range *ranges;
 static size_t nranges;
 
 static bool use_blocks;
-static struct blk **blk_hash;
-static size_t blk_hash_size = 1 << 16;
-static size_t nblks;
+/* the kernel blocks of the dumps (blocks=on); the other REP blocks */
+static struct blk **blk_hash, **rep_hash;
+static const size_t blk_hash_size = 1 << 16;
 static pthread_mutex_t blk_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static FILE *out;
@@ -173,11 +187,11 @@ static void dump(uint64_t mark, const char *cause)
 				uint64_t e = 0;
 
 				for (v = 0; v < nvcpus; v++)
-					e += b->execs[v];
+					e += b->insns[v];
 				if (e == b->dumped)
 					continue;
 				fprintf(out, "b %" PRIx64 " %" PRIu64 "\n", b->vaddr,
-					(e - b->dumped) * b->ninsns);
+					e - b->dumped);
 				b->dumped = e;
 			}
 		}
@@ -189,23 +203,31 @@ static void dump(uint64_t mark, const char *cause)
 }
 
 /*
- * The exec callbacks.  Without blocks=on the user data is the block's
- * instruction count and class packed into one word: nothing to allocate
- * per translation.
+ * The exec callbacks.  A block that is neither a kernel block with
+ * blocks=on nor ends with a REP string instruction has its instruction
+ * count and class packed into one word as user data: nothing to
+ * allocate per translation.
  */
 static void exec_packed(unsigned int vcpu, void *udata)
 {
 	uintptr_t u = (uintptr_t)udata;
 
+	counts[vcpu].rep_pc = 0;
 	counts[vcpu].n[u & 0xff] += u >> 8;
 }
 
 static void exec_blk(unsigned int vcpu, void *udata)
 {
 	struct blk *b = udata;
+	struct vcpu_count *c = &counts[vcpu];
+	uint64_t n = b->ninsns;
 
-	counts[vcpu].n[b->cls] += b->ninsns;
-	b->execs[vcpu]++;
+	/* the next iteration of the REP instruction the last block ran */
+	if (b->rep_pc == b->vaddr && c->rep_pc == b->vaddr)
+		n--;
+	c->rep_pc = b->rep_pc;
+	c->n[b->cls] += n;
+	b->insns[vcpu] += n;
 }
 
 /* the peer's counts at this point: ask its FIFO, wait for the answer */
@@ -269,14 +291,16 @@ static void exec_marker(unsigned int vcpu, void *udata)
 		ask_peer(mark);
 }
 
-static struct blk *blk_get(uint64_t vaddr, uint32_t ninsns, uint32_t cls)
+/* the block of this address, length and class in table t, made if new */
+static struct blk *blk_get(struct blk **t, uint64_t vaddr, uint32_t ninsns,
+			   uint32_t cls, uint64_t rep_pc)
 {
 	size_t h = ((vaddr >> 2) ^ (vaddr >> 17) ^ ninsns) & (blk_hash_size - 1);
 	struct blk *b;
 
 	pthread_mutex_lock(&blk_lock);
-	for (b = blk_hash[h]; b; b = b->next)
-		if (b->vaddr == vaddr && b->ninsns == ninsns)
+	for (b = t[h]; b; b = b->next)
+		if (b->vaddr == vaddr && b->ninsns == ninsns && b->cls == cls)
 			goto found;
 	b = calloc(1, sizeof(*b));
 	if (!b) {
@@ -286,26 +310,65 @@ static struct blk *blk_get(uint64_t vaddr, uint32_t ninsns, uint32_t cls)
 	b->vaddr = vaddr;
 	b->ninsns = ninsns;
 	b->cls = cls;
-	b->next = blk_hash[h];
-	blk_hash[h] = b;
-	nblks++;
+	b->next = t[h];
+	t[h] = b;
 found:
+	/* the same address and length can be new code (a module loaded) */
+	b->rep_pc = rep_pc;
 	pthread_mutex_unlock(&blk_lock);
 	return b;
+}
+
+/*
+ * Is this a REP-prefixed string instruction: an F2 or F3 prefix among
+ * the legacy prefixes, an optional REX, then INS, OUTS, MOVS, CMPS,
+ * STOS, LODS or SCAS?
+ */
+static bool is_rep_string(const uint8_t *d, size_t len)
+{
+	bool rep = false;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		switch (d[i]) {
+		case 0xf2: case 0xf3:
+			rep = true;
+			continue;
+		case 0x26: case 0x2e: case 0x36: case 0x3e:
+		case 0x64: case 0x65: case 0x66: case 0x67: case 0xf0:
+			continue;
+		}
+		break;
+	}
+	if (i < len && (d[i] & 0xf0) == 0x40)
+		i++;
+	if (!rep || i >= len)
+		return false;
+	return (d[i] >= 0x6c && d[i] <= 0x6f) || (d[i] >= 0xa4 && d[i] <= 0xa7) ||
+	       (d[i] >= 0xaa && d[i] <= 0xaf);
 }
 
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb), i;
-	uint64_t vaddr = qemu_plugin_tb_vaddr(tb);
+	uint64_t vaddr = qemu_plugin_tb_vaddr(tb), rep_pc = 0;
 	uint32_t cls = 0;
 	struct blk *b = NULL;
 
-	if (vaddr >= KERNEL_START) {
-		cls = 1 + layer_of(vaddr);
-		if (use_blocks)
-			b = blk_get(vaddr, n, cls);
+	if (n) {
+		/* TCG ends a block with a REP string instruction */
+		struct qemu_plugin_insn *last = qemu_plugin_tb_get_insn(tb, n - 1);
+
+		if (is_rep_string(qemu_plugin_insn_data(last),
+				  qemu_plugin_insn_size(last)))
+			rep_pc = qemu_plugin_insn_vaddr(last);
 	}
+	if (vaddr >= KERNEL_START)
+		cls = 1 + layer_of(vaddr);
+	if (cls && use_blocks)
+		b = blk_get(blk_hash, vaddr, n, cls, rep_pc);
+	else if (rep_pc)
+		b = blk_get(rep_hash, vaddr, n, cls, rep_pc);
 	if (b)
 		qemu_plugin_register_vcpu_tb_exec_cb(tb, exec_blk,
 						     QEMU_PLUGIN_CB_NO_REGS, b);
@@ -361,6 +424,15 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 	dump(0, "exit");
 	fclose(out);
 	out = NULL;
+}
+
+/* a vCPU (a thread, in user mode) beyond the counters' slots */
+static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
+{
+	if (vcpu < nvcpus)
+		return;
+	fprintf(stderr, "insn-count: vCPU %u: counting %u at most\n", vcpu, nvcpus);
+	exit(1);
 }
 
 static int cmp_range(const void *a, const void *b)
@@ -435,11 +507,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			QEMU_PLUGIN_VERSION, info->version.min, info->version.cur);
 		return -1;
 	}
-	if (!info->system_emulation || strcmp(info->target_name, "x86_64")) {
-		fprintf(stderr, "insn-count: x86_64 system emulation only\n");
+	if (strcmp(info->target_name, "x86_64")) {
+		fprintf(stderr, "insn-count: x86_64 guests only\n");
 		return -1;
 	}
-	nvcpus = info->system.max_vcpus;
+	/* user-mode emulation (qemu-x86_64, the selftest): one thread */
+	nvcpus = info->system_emulation ? info->system.max_vcpus : 1;
 	if (nvcpus > MAX_VCPUS) {
 		fprintf(stderr, "insn-count: at most %d vCPUs\n", MAX_VCPUS);
 		return -1;
@@ -479,11 +552,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		fprintf(stderr, "insn-count: %s: %s\n", out_path, strerror(errno));
 		return -1;
 	}
-	if (use_blocks) {
-		blk_hash = calloc(blk_hash_size, sizeof(*blk_hash));
-		if (!blk_hash)
-			return -1;
-	}
+	blk_hash = calloc(blk_hash_size, sizeof(*blk_hash));
+	rep_hash = calloc(blk_hash_size, sizeof(*rep_hash));
+	if (!blk_hash || !rep_hash)
+		return -1;
 	if (fifo_path) {
 		unlink(fifo_path);
 		unlink(fifo_ack);
@@ -494,6 +566,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		}
 		pthread_detach(t);
 	}
+	qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
 	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
 	return 0;
