@@ -397,10 +397,11 @@ run_loop() {
 }
 cost_jobs=${BENCH_COST_JOBS:-2}
 [[ "$cost_jobs" =~ ^[1-9]$ ]] || die "BENCH_COST_JOBS=$cost_jobs: 1 to 9 loop boots at once"
-# a loop guest's vCPUs: with one, Debian's kernel repeated within 1.6%
-# but for 1 MiB over NFSv4.2 (3.7%) and a rare low window; with two,
-# where its wake-ups landed moved its context switches per RPC, and its
-# figures by 2.7-9.3%, from boot to boot
+# a loop guest's vCPUs: with one, every figure repeated within 1.12%
+# (both bases), but for a rare window of 4 KiB writes through a Read
+# chunk, 10-13% low (HARNESS.rst); with two, where Debian's wake-ups
+# landed moved its context switches per RPC, and its figures by
+# 2.7-9.3%, from boot to boot
 cost_cpus=${BENCH_COST_CPUS:-1}
 [[ "$cost_cpus" =~ ^[1-8]$ ]] || die "BENCH_COST_CPUS=$cost_cpus: 1 to 8 vCPUs per loop guest"
 # loop_stock_trouble KERNEL DIR: what spoiled the loop boot of Debian's
