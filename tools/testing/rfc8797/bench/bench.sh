@@ -398,8 +398,9 @@ run_loop() {
 cost_jobs=${BENCH_COST_JOBS:-2}
 [[ "$cost_jobs" =~ ^[1-9]$ ]] || die "BENCH_COST_JOBS=$cost_jobs: 1 to 9 loop boots at once"
 # a loop guest's vCPUs: with one, every figure repeated within 1.12%
-# (both bases), but for a rare window of 4 KiB writes through a Read
-# chunk, 10-13% low (HARNESS.rst); with two, where Debian's wake-ups
+# in two of three runs, 2.47% in the third (scheduler work in rest),
+# and a rare window of 4 KiB writes through a Read chunk runs 10-13%
+# low (HARNESS.rst); with two, where Debian's wake-ups
 # landed moved its context switches per RPC, and its figures by
 # 2.7-9.3%, from boot to boot
 cost_cpus=${BENCH_COST_CPUS:-1}
