@@ -400,9 +400,9 @@ cost_jobs=${BENCH_COST_JOBS:-2}
 # a loop guest's vCPUs: with one, every figure repeated within 1.12%
 # in two of three runs, 2.47% in the third (scheduler work in rest),
 # and a rare window of 4 KiB writes through a Read chunk runs 10-13%
-# low (HARNESS.rst); with two, where Debian's wake-ups
-# landed moved its context switches per RPC, and its figures by
-# 2.7-9.3%, from boot to boot
+# low (HARNESS.rst); with two, where Debian's wake-ups landed moved its
+# context switches per RPC, and its figures by 2.7-9.3%, from boot to
+# boot
 cost_cpus=${BENCH_COST_CPUS:-1}
 [[ "$cost_cpus" =~ ^[1-8]$ ]] || die "BENCH_COST_CPUS=$cost_cpus: 1 to 8 vCPUs per loop guest"
 # loop_stock_trouble KERNEL DIR: what spoiled the loop boot of Debian's

@@ -552,9 +552,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		fprintf(stderr, "insn-count: %s: %s\n", out_path, strerror(errno));
 		return -1;
 	}
-	blk_hash = calloc(blk_hash_size, sizeof(*blk_hash));
+	if (use_blocks)
+		blk_hash = calloc(blk_hash_size, sizeof(*blk_hash));
 	rep_hash = calloc(blk_hash_size, sizeof(*rep_hash));
-	if (!blk_hash || !rep_hash)
+	if ((use_blocks && !blk_hash) || !rep_hash)
 		return -1;
 	if (fifo_path) {
 		unlink(fifo_path);
