@@ -13,7 +13,9 @@
       the markers of each workload, net of the idle windows, per RPC
   cost.py report JSONL OUT.md [--kernels "ours base stock"]
       the tables: per case and kernel the median over boots, the spread
-      (max/min - 1) of every figure, ours/base and ours/stock
+      (max/min - 1) of every figure, ours/base and ours/stock; a case
+      measured in several windows of one boot ("round" 1, 2, ...) first
+      gets each figure's median over its rounds
 
 The layers, most specific first (a symbol belongs to the first layer
 whose directories define it):
@@ -407,7 +409,8 @@ def net_counts(cases):
     """{(kernel, boot, side, vers, wl): {figure: per RPC}, ...}: each
     window net of the idle rate and of the markers' fixed cost of its
     boot, divided by its RPCs (the client's from mountstats, the
-    server's from nfsd)"""
+    server's from nfsd); a workload measured in several windows of one
+    boot (its "round"s) gets each figure's median over them"""
     cal = {}
     for c in cases:
         if c["wl"] in ("idle", "fixed"):
@@ -447,8 +450,25 @@ def net_counts(cases):
             c.get("rc", 0) != 0
         r["rpcs"] = rpcs
         r["th"] = c.get("th") if isinstance(c.get("th"), int) else None
-        out[(c["kernel"], c["boot"], c["side"], c["vers"], c["wl"])] = r
-    return out
+        out.setdefault((c["kernel"], c["boot"], c["side"], c["vers"], c["wl"]), []).append(r)
+    return {key: rounds_median(rs) for key, rs in out.items()}
+
+
+def rounds_median(rs):
+    """one boot's figures of a workload from the windows of its rounds:
+    each number the median over them, flagged if any round was"""
+    if len(rs) == 1:
+        return rs[0]
+    m = {}
+    for f, v in rs[0].items():
+        if f == "flag":
+            m[f] = any(r[f] for r in rs)
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            m[f] = statistics.median(r[f] for r in rs)
+        else:
+            m[f] = v
+    m["rounds"] = len(rs)
+    return m
 
 
 def spread(vals):
@@ -515,6 +535,15 @@ def cmd_report(args):
              "says by how much.  User space: fio, or python for meta; the server's "
              "user figure is idle noise.\n"
              % len(boots))
+    rounds = {}
+    for key, r in per.items():
+        if r.get("rounds", 1) > 1:
+            rounds.setdefault(key[4], set()).add(r["rounds"])
+    if rounds:
+        L.append("Measured in several windows per boot, each figure the median over "
+                 "them before the median over boots: %s.\n"
+                 % ", ".join("%s (%s)" % (wl, "/".join(map(str, sorted(n))))
+                             for wl, n in sorted(rounds.items())))
     depths = sorted({c.get("iodepth") for c in cases if c["wl"] not in ("idle", "fixed")})
     L.append("fio iodepth: %s.  Runs with retransmissions or an error are flagged.\n"
              % ", ".join(map(str, depths)))
