@@ -25,6 +25,16 @@
 #          prerun and postrun do
 # The host (bench/cost.py) subtracts both from each window.
 #
+# The server grants no NFSv4 delegation (lib-setup.sh no_delegations,
+# here or in interop-server.sh --still).  nfsd grants none while a
+# grace period lasts (locks_in_grace; lockd's is 50 s by default), so
+# which window gets them follows the guest's clock: Debian's 6.12 began
+# in the third NFSv4.2 meta round of every boot, with a DELEGRETURN per
+# file (7004 RPCs against 6004 in the first two rounds, and per-RPC
+# figures 2.7% apart), the other kernels in none.  Without delegations
+# every round of every kernel has the same RPCs (the base's NFSv4.2
+# meta moved by 0.3%).
+#
 # One JSON line per window in /results/cost.jsonl:
 #   {"kind":"cost-window","wl":W,"vers":V,"a":MARK,"b":MARK,"th":N,"rpcs":N,
 #    "srpcs":N,"retrans":N,"rc_hits":N,"ios":N,"round":N,...}
@@ -200,6 +210,7 @@ echo 0 >/proc/sys/kernel/kptr_restrict 2>/dev/null
 if [ "$loop" = 1 ]; then
 	topo=loop
 	setup_nfs_rdma cost-
+	no_delegations || { fail cost-setup "fs.leases-enable refused 0"; exit 1; }
 else
 	topo=pair
 	nic=$(nic_up) || { fail cost-setup "no NIC"; exit 1; }

@@ -63,7 +63,8 @@
 # sleep: a fork-free read of a FIFO, with a time limit of 30 s, which
 # the request "wake" ends at once) and without
 # keeping server-view.txt, so that an idle server executes nothing but
-# its timer ticks: make bench BENCH=cost counts its instructions; it
+# its timer ticks, and with no NFSv4 delegation (no_delegations): make
+# bench BENCH=cost counts its instructions; it
 # also lists where each module's code was, /results/modules-text.txt
 # ("NAME ADDRESS" of /sys/module/NAME/sections/.text) and its text
 # symbols (/results/kallsyms.txt, a modular kernel's only), by which the
@@ -295,6 +296,8 @@ echo "server kernel: $(uname -r)"
 nic=$(nic_up) || { fail server-setup "no NIC"; exit 1; }
 setup_rdma "$transport" "$nic" "$SERVER_ADDR/24" || { fail server-setup "rdma link add failed"; exit 1; }
 start_nfsd || { fail server-nfsd "nfsd did not start"; exit 1; }
+# BENCH=cost: the same RPCs in every window (cost-client.sh)
+[ "$still" = 0 ] || no_delegations || { fail server-setup "fs.leases-enable refused 0"; exit 1; }
 echo 8192 >$T/buffer_size_kb 2>/dev/null
 # svcrdma_cm_private: what our server negotiated, one event per
 # connection (only our rpcrdma has it), for a server without a

@@ -39,6 +39,13 @@ setup_nfs_rdma() {
 	start_nfsd || { fail "${p}nfsd" "nfsd did not start"; exit 1; }
 }
 
+# no_delegations: this kernel sets no file lease from now on, so its
+# nfsd grants no NFSv4 delegation (fs.leases-enable); for make bench
+# BENCH=cost, whose per-RPC figures need the same RPCs in every window
+no_delegations() {
+	echo 0 >/proc/sys/fs/leases-enable
+}
+
 # start_nfsd: an NFS server exporting a tmpfs at $EXPORT over RDMA;
 # NFSD_GRACE_END: the $SECONDS at which its NFSv4 grace period has ended
 # (now, when it had no client to reclaim)
