@@ -10,7 +10,8 @@
 # Fixed work, not time: each workload is a fio job of NUMBER_IOS I/Os
 # (fio --number_ios, O_DIRECT, libaio at a fixed iodepth, a fixed random
 # seed: the same offsets every boot) on one file the server wrote, after
-# a warm-up run of the same job; metadata is FILES files created,
+# a warm-up run of the same job (random writes: in WRITE_ROUNDS windows
+# of a share of the I/Os each); metadata is FILES files created,
 # stat'ed, listed, read and removed, in META_ROUNDS windows after a
 # warm-up of a quarter of FILES.  Markers bracket the measured run
 # only: fio's exec_prerun and exec_postrun run insn-mark after fio has
@@ -51,13 +52,21 @@
 #
 #   cost-client.sh --kernel NAME --boot N [--versions "3 4.2"]
 #       [--workloads "WL..."] [--iodepth N] [--files N] [--idle SEC] [--loop]
-#       [--thresholds "1024 4096 16384"] [--meta-rounds N]
+#       [--thresholds "1024 4096 16384"] [--meta-rounds N] [--write-rounds N]
 #
 # --meta-rounds (default 3): the metadata workload's windows per NFS
 # version.  Its scheduler work moves from one window to the next, in
 # one boot as much as across boots: the base's NFSv4.2 "rest" was
 # 70,400-72,220 instructions per RPC over four windows in each of three
 # boots (mainline), and one window per boot spread its total by 2.2%.
+#
+# --write-rounds (default 3): the random writes' windows, each of a
+# third of the I/Os (667 of 2000), after one warm-up.  Now and then one
+# window of writes through a Read chunk runs 9-13% low, all of it in
+# the scheduler's and the workqueues' share (HARNESS.rst): our 6.12
+# kernel's NFSv4.2 8 KiB writes, one window in one boot, between
+# windows that were not (bench 20261128-131656, 7.51%).  The median of
+# three rounds outvotes one such window.
 #
 # --thresholds (--loop only): after the workloads, 4 KiB random reads
 # and writes again over the first NFS version with client and server
@@ -68,6 +77,7 @@
 . "$(dirname "$0")/lib-counters.sh"
 ktap_begin cost-client
 kernel=ours boot=1 versions="3 4.2" iodepth=16 files=1000 idle=4 loop=0 thresholds="" meta_rounds=3
+write_rounds=3
 workloads="randread-4k randwrite-4k randread-8k randwrite-8k read-1m write-1m meta"
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -81,11 +91,13 @@ while [ $# -gt 0 ]; do
 	--loop) loop=1; shift ;;
 	--thresholds) thresholds=$2; shift 2 ;;
 	--meta-rounds) meta_rounds=$2; shift 2 ;;
+	--write-rounds) write_rounds=$2; shift 2 ;;
 	*) fail cost-args "unknown argument $1"; exit 1 ;;
 	esac
 done
 [ -z "$thresholds" ] || [ "$loop" = 1 ] || { fail cost-args "--thresholds needs --loop"; exit 1; }
 [[ "$meta_rounds" =~ ^[1-9]$ ]] || { fail cost-args "--meta-rounds $meta_rounds: 1 to 9"; exit 1; }
+[[ "$write_rounds" =~ ^[1-9]$ ]] || { fail cost-args "--write-rounds $write_rounds: 1 to 9"; exit 1; }
 OUT=/results/cost.jsonl
 # no trace event enabled while counting (guest/lib.sh cm_trace_start)
 CM_TRACE_OFF=1
@@ -187,17 +199,23 @@ run_meta() {
 
 # fio_window TEST WL VERS NAME: a warm-up of workload WL, then its
 # measured run between two markers, a window named NAME
+# (random writes: --write-rounds windows of a share of the I/Os each)
 fio_window() {
-	local n w
+	local n w r=1
 	read -r n w <<<"$(ios_of "$2")"
 	[ -n "$n" ] || { fail "$1-$4" "no such workload"; return 1; }
+	[[ "$2" != randwrite-* ]] || r=$write_rounds n=$(((n + write_rounds - 1) / write_rounds))
 	fio_job "$mnt/cost" "$2" "$w" || { fail "$1-$4" "warm-up failed"; return 1; }
-	next_mark
-	if window "$4" "$3" "$n" fio_job "$mnt/cost" "$2" "$n" "$MARK $MA" "$MARK $MB"; then
+	for ((ROUND = 1; ROUND <= r; ROUND++)); do
+		next_mark
+		window "$4" "$3" "$n" fio_job "$mnt/cost" "$2" "$n" "$MARK $MA" "$MARK $MB" || break
+	done
+	if ((ROUND > r)); then
 		pass "$1-$4"
 	else
-		fail "$1-$4" "fio failed: $(head -c 300 /tmp/fio.json 2>/dev/null | tr '\n' ' ')"
+		fail "$1-$4" "fio failed in round $ROUND: $(head -c 300 /tmp/fio.json 2>/dev/null | tr '\n' ' ')"
 	fi
+	ROUND=1
 }
 
 marks_fixed() { sh -c "$MARK $MA" && sh -c "$MARK $MB"; }
