@@ -92,8 +92,9 @@
 #    guest that is client and server over rxe on a local route, one
 #    vCPU (BENCH_COST_CPUS, default 1) in one QEMU thread with
 #    instruction-driven time (guest.sh --icount): its figures repeat
-#    within 2% (Debian's kernel's 1 MiB over NFSv4.2 within 3.7%), but
-#    for a rare window whose scheduler settles apart (HARNESS.rst), with
+#    within 2% (metadata and random writes in three rounds a boot, their
+#    median taken: a rare window whose scheduler settles apart,
+#    HARNESS.rst, is outvoted), with
 #    two such guests on the two cores (BENCH_COST_JOBS, default 2, boots
 #    at once; under a heavier load, up to 3%: a guest's idle time passes
 #    in real time); "pair" (on request:
@@ -397,10 +398,11 @@ run_loop() {
 }
 cost_jobs=${BENCH_COST_JOBS:-2}
 [[ "$cost_jobs" =~ ^[1-9]$ ]] || die "BENCH_COST_JOBS=$cost_jobs: 1 to 9 loop boots at once"
-# a loop guest's vCPUs: with one, every figure repeated within 1.12%
-# in two of three runs, 2.47% in the third (scheduler work in rest),
-# and a rare window of 4 KiB writes through a Read chunk runs 10-13%
-# low (HARNESS.rst); with two, where Debian's wake-ups landed moved its
+# a loop guest's vCPUs: with one, every figure repeated within 1.54%
+# (mainline) and 1.15% (6.12) with meta and random writes in three
+# rounds (cost-client.sh), where one window's scheduler work in rest had
+# spread meta by 2.47% and a low window of writes through a Read chunk
+# by 7.51% (HARNESS.rst); with two, where Debian's wake-ups landed moved its
 # context switches per RPC, and its figures by 2.7-9.3%, from boot to
 # boot
 cost_cpus=${BENCH_COST_CPUS:-1}
