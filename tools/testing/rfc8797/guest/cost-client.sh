@@ -118,7 +118,7 @@ ios_of() {
 # next_mark: the next free pair of marker numbers, in MA and MB
 next=10
 next_mark() { MA=$next MB=$((next + 1)) next=$((next + 2)); }
-# the round of the next window (--meta-rounds)
+# the round of the next window (rounds; 1 outside them)
 ROUND=1
 
 # mount_rpcs MNT: "RPCS RETRANS" of MNT: the RPCs the mount sent (the
@@ -206,18 +206,31 @@ fio_window() {
 	[ -n "$n" ] || { fail "$1-$4" "no such workload"; return 1; }
 	[[ "$2" != randwrite-* ]] || r=$write_rounds n=$(((n + write_rounds - 1) / write_rounds))
 	fio_job "$mnt/cost" "$2" "$w" || { fail "$1-$4" "warm-up failed"; return 1; }
-	for ((ROUND = 1; ROUND <= r; ROUND++)); do
-		next_mark
-		window "$4" "$3" "$n" fio_job "$mnt/cost" "$2" "$n" "$MARK $MA" "$MARK $MB" || break
-	done
-	if ((ROUND > r)); then
+	if rounds "$r" "$4" "$3" "$n" fio_marked "$2" "$n"; then
 		pass "$1-$4"
 	else
-		fail "$1-$4" "fio failed in round $ROUND: $(head -c 300 /tmp/fio.json 2>/dev/null | tr '\n' ' ')"
+		fail "$1-$4" "fio failed in round $?: $(head -c 300 /tmp/fio.json 2>/dev/null | tr '\n' ' ')"
 	fi
-	ROUND=1
 }
 
+# rounds N WL VERS IOS CMD...: N windows of CMD (window), each between
+# markers of its own, which CMD takes from MA and MB, JSON "round" 1
+# to N; stops at the first that fails.  Status: 0, or the failed round
+rounds() {
+	local n=$1 rc=0
+	shift
+	for ((ROUND = 1; ROUND <= n; ROUND++)); do
+		next_mark
+		window "$@" || { rc=$ROUND; break; }
+	done
+	ROUND=1
+	return $rc
+}
+
+# the commands of rounds: fio_marked WL N, N I/Os of fio workload WL;
+# meta_marked, the metadata workload of FILES files
+fio_marked() { fio_job "$mnt/cost" "$1" "$2" "$MARK $MA" "$MARK $MB"; }
+meta_marked() { run_meta "$mnt/cost" "$files" "$MA" "$MB"; }
 marks_fixed() { sh -c "$MARK $MA" && sh -c "$MARK $MB"; }
 marks_idle() { "$MARK" "$MA" "$idle" "$MB"; }
 
@@ -266,16 +279,11 @@ for v in $versions; do
 		case "$wl" in
 		meta)
 			run_meta "$mnt/cost" $(((files + 3) / 4)) || { fail "$t-$wl" "warm-up failed"; continue; }
-			for ((ROUND = 1; ROUND <= meta_rounds; ROUND++)); do
-				next_mark
-				window "$wl" "$v" "$files" run_meta "$mnt/cost" "$files" "$MA" "$MB" || break
-			done
-			if ((ROUND > meta_rounds)); then
+			if rounds "$meta_rounds" "$wl" "$v" "$files" meta_marked; then
 				pass "$t-$wl"
 			else
-				fail "$t-$wl" "metadata round $ROUND failed"
-			fi
-			ROUND=1 ;;
+				fail "$t-$wl" "metadata round $? failed"
+			fi ;;
 		*) fio_window "$t" "$wl" "$v" "$wl" ;;
 		esac
 	done
