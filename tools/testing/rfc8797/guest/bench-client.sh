@@ -102,6 +102,10 @@ counters() {
 	echo
 }
 
+# server_counted LINE: LINE (counters) has the server's link and CPU
+# counters, s_pk and s_cpu
+server_counted() { [[ " $1" = *" s_pk="* && " $1" = *" s_cpu="* ]]; }
+
 # delta KEY BEFORE AFTER: AFTER's KEY minus BEFORE's, "na" unless both
 # are numbers
 delta() {
@@ -473,6 +477,12 @@ for cfg in $configs; do
 			*) checked=$ios ;;
 			esac
 			[[ "$checked" =~ ^[0-9]+$ ]] || checked='"na"'
+			# the server's link and CPU counters, in both readings
+			# ("na" where it has none): without them the report
+			# leaves out both sides' tables of the link and the CPUs
+			if [ "$ok" = 0 ] && ! { server_counted "$before" && server_counted "$after"; }; then
+				ok=1 why="the server's counters came without its link and CPU counters: $(ask counters | head -c 200)"
+			fi
 			stamp t5
 			# where a workload's time goes (the workload itself: run)
 			# shellcheck disable=SC2154 # stamp sets t0..t5
