@@ -377,7 +377,7 @@ stamp() {
 
 # memory WHEN CFG VERS MNT SIZE: one "mem" line of both sides' buffers
 memory() {
-	local s srv cli calc n b o
+	local s srv cli calc n b o q
 	s=$(ask "mem $5")
 	cli=$(kmalloc_count 'rpcrdma_(rep_create|regbuf_alloc)' "$5")
 	srv=$(field recv "$s" na)
@@ -397,6 +397,14 @@ memory() {
 	printf '{"kind":"mem","when":"%s","round":%s,"kernel":"%s","cfg":"%s","vers":"%s","size":%s,"server_recv":"%s","server_send":"%s","client_recv":"%s","server_recv_calc":"%s","connects":"%s","server_queues":"%s","sq_depth":"%s"}\n' \
 		"$1" "$round" "$kernel" "$2" "$3" "$5" "$srv" "$(field send "$s" na)" "${cli/ /:}" "$calc" \
 		"$(mstat "$4" connects)" "$(field queues "$s" na)" "$(field sq_depth "$s" na)" >>$OUT
+	# the server's queue rings (qmem_count: N:OCTETS:LARGEST), on
+	# every kernel: the report's "server queues" column
+	q=$(field queues "$s" na)
+	if [[ "$q" =~ ^[0-9]+:[0-9]+:[0-9]+$ ]]; then
+		pass "mem-$1-$2-nfs$3-server-queues"
+	else
+		fail "mem-$1-$2-nfs$3-server-queues" "the server's answer had no queue rings: ${s:0:200}"
+	fi
 	if [ "$1" = connect ] && [ "$kernel" != stock ] && [ "$kernel" != base ]; then
 		if [ "$srv" = "$calc" ]; then
 			pass "mem-$2-nfs$3-server-recv"

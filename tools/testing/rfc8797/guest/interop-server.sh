@@ -89,11 +89,13 @@ request() {
 		return ;;
 	"mem-mark "*)
 		. "$(dirname "$0")/lib.sh"
+		. "$(dirname "$0")/lib-counters.sh"	# qmem_mark
 		# shellcheck disable=SC2086
 		kmalloc_mark ${1#mem-mark } && qmem_mark && echo "mem-mark ok" || echo "mem-mark failed"
 		return ;;
 	"mem "*)
 		. "$(dirname "$0")/lib.sh"
+		. "$(dirname "$0")/lib-counters.sh"	# qmem_count
 		# the Receive buffers' size: what our server lists for the
 		# connection (a stock client's 4096 becomes 5119), else SIZE
 		local size=${1#mem } l
