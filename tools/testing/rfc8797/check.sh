@@ -122,7 +122,8 @@ stage_ktap() {
 # on made-up results whose numbers are known: what fails the bench, what
 # it lists as not checked; the insn-count plugin on a program whose
 # instructions are known (a second or two each, host only; the plugin's
-# first build fetches a header from Debian's qemu source package, 4 s)
+# first build fetches a header from Debian's qemu source package, 4 s);
+# every mode's plan (bench.sh BENCH_PLAN=1)
 stage_bench() {
 	"$RFC_HARNESS/bench/report-selftest.sh" >"$run/bench-report.ktap" 2>"$run/bench-report.log"
 	import_ktap "$run/bench-report.ktap" "bench: "
@@ -130,6 +131,8 @@ stage_bench() {
 	import_ktap "$run/bench-cost.ktap" "bench cost: "
 	"$RFC_HARNESS/bench/insn-selftest.sh" >"$run/bench-insn.ktap" 2>"$run/bench-insn.log"
 	import_ktap "$run/bench-insn.ktap" "bench insn: "
+	"$RFC_HARNESS/bench/plan-selftest.sh" >"$run/bench-plan.ktap" 2>"$run/bench-plan.log"
+	import_ktap "$run/bench-plan.ktap" "bench plan: "
 }
 
 # import (not in ALL_STAGES): the results of the KTAP file KTAP_IMPORT,

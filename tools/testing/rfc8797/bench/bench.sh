@@ -113,6 +113,8 @@ set -uo pipefail
 resolve_base || exit 1	# once, for every guest this run starts
 check_inject
 mode=${BENCH:-full}
+# the cost's settings: none but where a mode sets them
+cost_kernels="" cost_versions="" cost_workloads="" cost_topo="" cost_th=""
 # runtime: each timed workload's window, seconds; sweep: the
 # configurations of sweep-ours (empty: no sweep)
 case "$mode" in
@@ -234,6 +236,17 @@ ptsec=2
 # and with BENCH_4K=1 also stock's 4 KiB thresholds (ours-4k)
 ours_cfgs="def"
 [ "${BENCH_4K:-0}" = 0 ] || ours_cfgs="def 4k"
+# BENCH_PLAN=1: what this mode and these settings would run, one line,
+# and nothing run (bench/plan-selftest.sh reads it)
+# BENCH=link: ours alone, the link alone
+[ "$mode" != link ] || kernels=(ours)
+if [ "${BENCH_PLAN:-0}" = 1 ]; then
+	printf '%s\n' "mode=$mode" "rounds=$rounds" "kernels=${kernels[*]}" "versions=$versions" \
+		"workloads=$workloads" "sweep=$sweep" "boots=$boots" "cost_kernels=$cost_kernels" \
+		"cost_versions=$cost_versions" "cost_workloads=$cost_workloads" "cost_th=$cost_th" \
+		"link=$link"
+	exit 0
+fi
 # Debian packages the bench needs on the host, which the guests see
 # through 9p: matplotlib (the plots), perftest (the link's limit)
 pkgs=()
@@ -354,9 +367,7 @@ fi
 # machine that slowed down threefold between two boots of a round made
 # such a pair 0.3x).  The orders, round after round: ours base stock;
 # stock base ours; base ours stock; stock ours base.  Ours and base
-# first measure the link (perftest).  BENCH=link: ours alone, the link
-# alone.
-[ "$mode" != link ] || kernels=(ours)
+# first measure the link (perftest).
 orders=("ours base stock" "stock base ours" "base ours stock" "stock ours base")
 for ((i = 1; i <= rounds; i++)); do
 	common=(--kind timed --round "$i" --versions "$versions" --workloads "$workloads"
