@@ -173,7 +173,7 @@ help:
 	@echo "                     runs again (default 2); DEBIAN_RUN_RETRIES: per script run (default 3)"
 	@echo "  BENCH              make bench: full (default, under 60 minutes), quick (under 15),"
 	@echo "                     sweep (counters and memory only) or link (perftest only)"
-	@echo "  BENCH_ROUNDS       make bench: interleaved rounds (default: full 4, quick 3, link 1)"
+	@echo "  BENCH_ROUNDS       make bench: interleaved rounds (default: full 3, quick 3, link 1)"
 	@echo "  BENCH_4K           make bench, set to 1: also ours at stock's 4 KiB thresholds in the rounds"
 	@echo "  BENCH_WORKLOADS, BENCH_VERSIONS, BENCH_RUNTIME, BENCH_KERNELS"
 	@echo "                     make bench: only these timed workloads, NFS versions, window (s),"
