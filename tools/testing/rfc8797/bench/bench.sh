@@ -238,10 +238,10 @@ ptsec=2
 # and with BENCH_4K=1 also stock's 4 KiB thresholds (ours-4k)
 ours_cfgs="def"
 [ "${BENCH_4K:-0}" = 0 ] || ours_cfgs="def 4k"
-# BENCH_PLAN=1: what this mode and these settings would run, one line,
-# and nothing run (bench/plan-selftest.sh reads it)
 # BENCH=link: ours alone, the link alone
 [ "$mode" != link ] || kernels=(ours)
+# BENCH_PLAN=1: what this mode and these settings would run, one
+# KEY=VALUE a line, and nothing run (bench/plan-selftest.sh reads it)
 if [ "${BENCH_PLAN:-0}" = 1 ]; then
 	printf '%s\n' "mode=$mode" "rounds=$rounds" "kernels=${kernels[*]}" "versions=$versions" \
 		"workloads=$workloads" "sweep=$sweep" "boots=$boots" "cost_kernels=$cost_kernels" \

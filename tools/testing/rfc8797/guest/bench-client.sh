@@ -392,14 +392,14 @@ memory() {
 	o=$b
 	((b & (b - 1))) && o=$(kib_up "$b")
 	calc="$n:$((n * o))"
+	# the server's queue rings (qmem_count: N:OCTETS:LARGEST)
+	q=$(field queues "$s" na)
 	# connects: the client's connections since the mount (mountstats);
 	# the counts cover all of them, so a reconnect adds a set of buffers
 	printf '{"kind":"mem","when":"%s","round":%s,"kernel":"%s","cfg":"%s","vers":"%s","size":%s,"server_recv":"%s","server_send":"%s","client_recv":"%s","server_recv_calc":"%s","connects":"%s","server_queues":"%s","sq_depth":"%s"}\n' \
 		"$1" "$round" "$kernel" "$2" "$3" "$5" "$srv" "$(field send "$s" na)" "${cli/ /:}" "$calc" \
-		"$(mstat "$4" connects)" "$(field queues "$s" na)" "$(field sq_depth "$s" na)" >>$OUT
-	# the server's queue rings (qmem_count: N:OCTETS:LARGEST), on
-	# every kernel: the report's "server queues" column
-	q=$(field queues "$s" na)
+		"$(mstat "$4" connects)" "$q" "$(field sq_depth "$s" na)" >>$OUT
+	# the queue rings on every kernel: the report's "server queues"
 	if [[ "$q" =~ ^[0-9]+:[0-9]+:[0-9]+$ ]]; then
 		pass "mem-$1-$2-nfs$3-server-queues"
 	else
