@@ -5,7 +5,7 @@
 # that cannot run counts as failed, never as skipped.
 #
 #   check.sh [STAGE...]   stages: ktap bench kunit sparse postings fuzz wireshark
-#                         e2e hostile sendqueue parallel storm interop dkms trixie (default:
+#                         clock e2e hostile sendqueue parallel storm interop dkms trixie (default:
 #                         all, in that order; dkms on the 6.12 base only;
 #                         trixie is each base's DKMS package on Debian 13:
 #                         6.12's on trixie's 6.12, mainline's on the
@@ -34,7 +34,7 @@ resolve_base || exit 1
 check_inject
 
 stages=("$@")
-ALL_STAGES=(ktap bench kunit sparse postings fuzz wireshark e2e hostile sendqueue parallel storm interop)
+ALL_STAGES=(ktap bench kunit sparse postings fuzz wireshark clock e2e hostile sendqueue parallel storm interop)
 # the DKMS packages: 6.12's (Debian 12 and 13's 6.12, both stages) and
 # mainline's (Debian 13's backports 7.3: the trixie stage alone, as
 # Debian's 7.3 headers need trixie's gcc-14)
@@ -48,7 +48,7 @@ fi
 # on Debian's kernel and the interoperability with Debian's stock 6.12,
 # and the crafted chunk lists (its Send Queue fixes are its own);
 # mainline runs everything.
-CHECK_STAGES_6_12=${CHECK_STAGES_6_12:-kunit sparse postings sendqueue parallel interop dkms trixie}
+CHECK_STAGES_6_12=${CHECK_STAGES_6_12:-kunit sparse postings clock sendqueue parallel interop dkms trixie}
 read -r -a bases <<<"${CHECK_BASES:-$RFC_BASE}"
 transports=${E2E_TRANSPORTS:-rxe siw}
 HOSTILE_TABLE=${HOSTILE_TABLE:-quick}	# quick or full
@@ -304,6 +304,18 @@ e2e_guest() {
 	e2e_pids+=($!)
 }
 
+# e2e_alone NAME TRANSPORT SCRIPT ARGS...: e2e_guest with a host thread
+# per vCPU (RFC8797_TCG_THREAD=multi), alone on the host: it starts once
+# the pool's guests have ended, and no other starts before it ends.
+# For the tests whose point is code running on two CPUs at the same
+# moment; with a single-thread guest beside it, its vCPU threads would
+# spin against descheduled ones (HARNESS.rst, "CPUs and clocks").
+e2e_alone() {
+	wait_for_slot 1 "${e2e_pids[@]}"
+	RFC8797_TCG_THREAD=multi e2e_guest "$@"
+	wait_for_slot 1 "${e2e_pids[@]}"
+}
+
 # e2e_boot NAME TRANSPORT SCRIPT ARGS...: one boot of e2e_guest's; its
 # exit status goes to NAME.rc beside the guest's folder
 e2e_boot() {
@@ -348,6 +360,38 @@ stock_boot_crash() {
 	local c
 	c=$(debian_boot_crash "$1" "${RFC8797_KERNEL:-ours}") || return 1
 	echo "Debian's kernel crashed with no module of ours loaded ($c)"
+}
+
+# The guests' clock against the host's (guest/tests/clock.sh: 62 s of
+# guest time with every vCPU busy) in two guests at once, one with its
+# two vCPUs on one host thread as the single-guest stages run them, one
+# with a thread each as the linked guests run them, while the host
+# builds a kernel beside them (allnoconfig, without ccache; stopped when
+# the guests end).  Nothing else may run then: the build must load the
+# host from the guests' first mark to their last.
+stage_clock() {
+	local b=$run/clock-build th bpid loaded=1
+	rm -rf "$b"
+	mkdir -p "$b"
+	# a session of its own, so that the whole build stops at once
+	setsid bash -c 'make -C "$1" O="$2" ARCH=x86_64 allnoconfig &&
+		exec make -C "$1" O="$2" ARCH=x86_64 -j"$3" vmlinux' _ \
+		"$TREE" "$b" "$(nproc)" >"$b.log" 2>&1 &
+	bpid=$!
+	for th in single multi; do
+		RFC8797_TCG_THREAD=$th e2e_guest "clock-$th" rxe "$RFC_HARNESS/guest/tests/clock.sh"
+	done
+	wait "${e2e_pids[@]}"
+	kill -0 "$bpid" 2>/dev/null || loaded=0
+	kill -- -"$bpid" 2>/dev/null
+	wait "$bpid" 2>/dev/null
+	if [ "$loaded" = 1 ]; then
+		result "clock: a kernel build loaded the host throughout" pass
+	else
+		result "clock: a kernel build loaded the host throughout" fail \
+			"it ended before the guests did, see $b.log"
+	fi
+	rm -rf "$b"
 }
 
 # Over siw, plain make check runs the tests that check data, the
@@ -420,12 +464,13 @@ stage_sendqueue() {
 # RDMA (parallel-open.sh --proto tcp shows it over TCP too).
 stage_parallel() {
 	guest_tool_build exerciser parallel || return
-	e2e_guest parallel-rxe rxe "$RFC_HARNESS/guest/tests/parallel-open.sh"
+	e2e_alone parallel-rxe rxe "$RFC_HARNESS/guest/tests/parallel-open.sh"
 }
 
-# Forced disconnects during verified I/O
+# Forced disconnects during verified I/O, the CM handlers on one vCPU
+# while I/O and the connect worker run on the other
 stage_storm() {
-	e2e_guest storm-rxe rxe "$RFC_HARNESS/guest/tests/storm.sh" "${STORM_DISCONNECTS:-5}"
+	e2e_alone storm-rxe rxe "$RFC_HARNESS/guest/tests/storm.sh" "${STORM_DISCONNECTS:-5}"
 }
 
 stage_interop() {

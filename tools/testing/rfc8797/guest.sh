@@ -50,7 +50,9 @@
 # The guest mounts the host's / (trixie: the trixie root) read-only over
 # virtio-9p with a tmpfs overlay on top, so every host tool is there and nothing on the host
 # changes.  The script's exit status becomes guest.sh's exit status;
-# 124 means the time limit hit, 125 that the guest died without one.
+# 124 means the time limit hit, 125 that the guest died without one,
+# 126 that the guest did not run on --cpus CPUs or kept time on jiffies
+# (guest/init.sh; its view of both is in the results folder's "machine").
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 resolve_base || exit 1
@@ -85,7 +87,8 @@ if [ -z "$results" ]; then
 fi
 mkdir -p "$results"
 results=$(cd "$results" && pwd)
-rm -f "$results/rc" "$results/console.log" "$results/dmesg.txt"
+rm -f "$results/rc" "$results/console.log" "$results/dmesg.txt" "$results/machine" \
+	"$results/machine-fault"
 
 # What the guest runs: written to the results folder, read by guest/init.sh.
 {
@@ -111,6 +114,12 @@ rm -f "$results/rc" "$results/console.log" "$results/dmesg.txt"
 cmdline="console=ttyS0 panic=-1 oops=panic loglevel=4 rfc8797.name=$name"
 cmdline="$cmdline softlockup_all_cpu_backtrace=1 hardlockup_all_cpu_backtrace=1"
 cmdline="$cmdline rfc8797.timeout=$timeout_s rfc8797.cache=$CACHE_ROOT"
+# init.sh fails a guest that runs on fewer CPUs than -smp gave it, or
+# keeps time on jiffies (exit 126, the reason in machine-fault);
+# RFC8797_INJECT=no-acpi boots without ACPI, as our kernels did before
+# they had it: one CPU, no HPET or PM timer, refined-jiffies
+cmdline="$cmdline rfc8797.cpus=$cpus"
+[ "${RFC8797_INJECT:-}" != no-acpi ] || cmdline="$cmdline acpi=off"
 cmdline="$cmdline init=$RFC_HARNESS/guest/init.sh"
 initrd=()
 # how each kernel boots: lib.sh's KERNELS; another NAME is an image path
@@ -223,5 +232,7 @@ if [ ! -f "$results/rc" ]; then
 	exit 125
 fi
 rc=$(cat "$results/rc")
+[ ! -f "$results/machine-fault" ] ||
+	echo "guest $name: not the machine asked for: $(cat "$results/machine-fault")" >&2
 echo "guest $name: exit $rc after $((SECONDS - start)) s (results: $results)" >&2
 exit "$rc"

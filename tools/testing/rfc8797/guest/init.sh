@@ -46,7 +46,34 @@ if [ -n "$mods" ]; then
 	mount --bind "$mods" "/lib/modules/$(uname -r)"
 fi
 
+# machine_fault: why this guest is not the machine guest.sh asked for,
+# nothing when it is.  It must run on every vCPU QEMU gave it
+# (rfc8797.cpus=, guest.sh's --cpus), and keep time on a clock that
+# follows QEMU's (the TSC, the HPET or the ACPI PM timer), not on
+# jiffies, which count timer interrupts and run several times too fast
+# in a busy guest on a loaded host.  Its view goes to /results/machine.
+machine_fault() {
+	local want n cs
+	want=$(cmdline_arg rfc8797.cpus)
+	n=$(nproc)
+	read -r cs </sys/devices/system/clocksource/clocksource0/current_clocksource ||
+		cs=unknown
+	echo "cpus $n clocksource $cs" >>/results/machine
+	if [ -n "$want" ] && [ "$n" != "$want" ]; then
+		echo "the guest runs on $n CPUs, guest.sh gave it $want (--cpus)"
+	fi
+	case "$cs" in
+	*jiffies|unknown) echo "the guest keeps time on $cs, not on a clock that follows the host's" ;;
+	esac
+}
+
 finish() {
+	local fault
+	fault=$(machine_fault)
+	if [ -n "$fault" ] && [ "$1" = 0 ]; then
+		echo "rfc8797: $fault" | tee /results/machine-fault >/dev/kmsg
+		set -- 126
+	fi
 	dmesg >/results/dmesg.txt 2>/dev/null
 	echo "$1" >/results/rc
 	sync
@@ -77,6 +104,14 @@ if [ "$cmd" = shell ]; then
 	finish 0
 fi
 cd /results || finish 125
+# a guest on fewer CPUs than asked for runs no job: its results would
+# say nothing of what they claim.  (One on jiffies runs it, so that the
+# clock test shows what that clock does, and fails when it ends.)
+fault=$(machine_fault)
+if [[ "$fault" == *CPUs* ]]; then
+	echo "rfc8797: $fault" | tee /results/machine-fault >/dev/kmsg
+	finish 126
+fi
 # RFC8797_INJECT=stock-boot-crash (check.sh passes it to the first boot
 # of a guest on Debian's kernel only): crash before the job runs and
 # before any module of ours is loaded, as Debian's kernel sometimes does
