@@ -15,7 +15,8 @@
 #   - the chunk target reads NFSv4.2 from the timed runs when the sweep
 #     (NFSv3) does not have it;
 #   - the link table gives its events per 1000 RPCs, the CPU table its
-#     time per RPC and busy share;
+#     time per RPC and busy share, the spread table each kernel's and the
+#     ours / base ratio's max/min - 1 over the rounds;
 # and which guest pairs the bench runs again (lib.sh stock_trouble):
 # one whose stock guest had trouble of Debian's kernel under TCG, a
 # debug exception in kernel mode included, never one whose trouble was
@@ -132,6 +133,13 @@ expect "the link table gives retries per 1000 RPCs" \
 expect "the CPU table gives microseconds per RPC and the busy share" \
 	"| 3 | read-1m | ours | 4 | 3000 (2000) | 38% | 4500 (4000) | 56% |" \
 	"$(table_row good "The CPUs during the workloads" "| 3 | read-1m | ours |")"
+
+expect "the spread table gives each kernel's max/min - 1 over its boots" \
+	"| 3 | read-1m | base | 4 | 4.0% |" \
+	"$(table_row good "Boot-to-boot spread" "| 3 | read-1m | base |")"
+expect "... and the ours / base ratio's over the rounds" \
+	"| 3 | read-1m | ours / base | 4 | 0.0% |" \
+	"$(table_row good "Boot-to-boot spread" "| 3 | read-1m | ours / base |")"
 
 results slow-1m
 expect "1 MiB reads 10% slower than the base do not fail the run (timed: information)" 0 \

@@ -77,6 +77,12 @@ def bootstrap(ratios, n=10000, seed=8797):
     return statistics.median(ratios), meds[int(0.025 * n)], meds[int(0.975 * n) - 1]
 
 
+def spread_of(xs):
+    """max/min - 1 of positive values: 0.1 when the largest is 10%
+    above the smallest."""
+    return max(xs) / min(xs) - 1
+
+
 def fmt_ci(t):
     if t is None:
         return "-"
@@ -507,6 +513,29 @@ def main():
             fmt_ci({"ours / base": geo_base, "ours / stock": geo_ci}.get(c[0])) for c in comps),
             max(n_geo, n_geo_base)))
     w("")
+    # the noise the ratios above sit on: how far one boot's rate moves
+    # from the next boot's of the same kernel, and the ours / base pairs'
+    # own spread
+    spread_rows = []
+    for vers, wl in keys:
+        for k in ("ours", "base", "stock"):
+            xs = [v for v in (rate.get((i, k, "def", vers, wl)) for i in rounds) if v]
+            if len(xs) >= 2:
+                spread_rows.append((vers, wl, k, len(xs), spread_of(xs)))
+        rs = ratios("ours", "def", "base", "def", vers, wl)
+        if len(rs) >= 2:
+            spread_rows.append((vers, wl, "ours / base", len(rs), spread_of(rs)))
+    if spread_rows:
+        w("### Boot-to-boot spread")
+        w("")
+        w("max/min - 1 of each kernel's rate over its boots (one a round), and of the "
+          "ours / base ratio over the rounds.")
+        w("")
+        w("| NFS | workload | of | boots | spread |")
+        w("| --- | --- | --- | --- | --- |")
+        for vers, wl, k, n, sp in spread_rows:
+            w("| %s | %s | %s | %d | %.1f%% |" % (vers, wl, k, n, 100 * sp))
+        w("")
     w("## The link's limit (perftest over the same rxe link)")
     w("")
     w("Debian's perftest between the two guests of each ours and base pair, before "
