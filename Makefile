@@ -15,9 +15,9 @@
 #   make build      build the kernel only
 #   make build-base the pinned base without the series, same .config
 #                   (guest.sh --kernel base), to compare with upstream
-#   make check-debug   the crafted-peer table, the e2e tests and 50 forced
-#                   disconnects on a sanitizer kernel (KASAN, UBSAN,
-#                   lockdep, kmemleak, DEBUG_LIST)
+#   make check-debug   the crafted-peer table, the e2e tests, the parallel
+#                   exercisers and 50 forced disconnects on a sanitizer
+#                   kernel (KASAN, UBSAN, lockdep, kmemleak, DEBUG_LIST)
 #   make kunit      run the KUnit suites only
 #   make kunit-upstream  the same suites the upstream way:
 #                   kunit.py run --arch=x86_64 --kunitconfig=net/sunrpc/xprtrdma
@@ -90,7 +90,7 @@ build-debug: tree
 
 check-debug: build-debug
 	@RFC8797_KERNEL=debug E2E_TIMEOUT=3600 STORM_DISCONNECTS=50 HOSTILE_TABLE=full \
-		E2E_TESTS="agree client-reminv server-remote-inv" $(H)/check.sh kunit kunit_upstream hostile sendqueue e2e storm
+		E2E_TESTS="agree client-reminv server-remote-inv" $(H)/check.sh kunit kunit_upstream hostile sendqueue e2e parallel storm
 
 kunit: build
 	@$(H)/check.sh kunit
@@ -155,6 +155,8 @@ help:
 	@echo "  E2E_TIMEOUT        time limit of each e2e guest, seconds (default 900)"
 	@echo "  HOSTILE_TABLE      full: the whole hostile table (default: quick, its quick subset)"
 	@echo "  STORM_DISCONNECTS  forced disconnects of the storm stage (default 5)"
+	@echo "  PARALLEL_TRANSPORTS, STORM_TRANSPORTS"
+	@echo "                     transports of the parallel and storm stages (default: rxe)"
 	@echo "  INTEROP_CELLS      make interop: only the cells whose name matches this regex"
 	@echo "  DKMS_TESTS         dkms stage: guest/tests/test-NAME.sh also run on the stock kernel with"
 	@echo "                     the DKMS module, e.g. \"agree client-negotiate\" (default: agree)"

@@ -21,6 +21,8 @@
 # every guest; E2E_TRANSPORTS (default "rxe siw") picks the transports
 # of the e2e and hostile stages; the hostile table runs its quick subset
 # unless HOSTILE_TABLE=full (make check-debug); STORM_DISCONNECTS sets the storm's target;
+# PARALLEL_TRANSPORTS and STORM_TRANSPORTS (default rxe) those of the
+# parallel and storm stages;
 # E2E_TESTS="agree ..." restricts the e2e stage to those guest/tests/test-*.sh.
 #
 # RFC8797_INJECT=checksum|warning makes the end-to-end guest corrupt a
@@ -463,14 +465,20 @@ stage_sendqueue() {
 # for an inode being evicted.  Over rxe alone: the hang does not need
 # RDMA (parallel-open.sh --proto tcp shows it over TCP too).
 stage_parallel() {
+	local tr
 	guest_tool_build exerciser parallel || return
-	e2e_alone parallel-rxe rxe "$RFC_HARNESS/guest/tests/parallel-open.sh"
+	for tr in ${PARALLEL_TRANSPORTS:-rxe}; do
+		e2e_alone "parallel-$tr" "$tr" "$RFC_HARNESS/guest/tests/parallel-open.sh"
+	done
 }
 
 # Forced disconnects during verified I/O, the CM handlers on one vCPU
 # while I/O and the connect worker run on the other
 stage_storm() {
-	e2e_alone storm-rxe rxe "$RFC_HARNESS/guest/tests/storm.sh" "${STORM_DISCONNECTS:-5}"
+	local tr
+	for tr in ${STORM_TRANSPORTS:-rxe}; do
+		e2e_alone "storm-$tr" "$tr" "$RFC_HARNESS/guest/tests/storm.sh" "${STORM_DISCONNECTS:-5}"
+	done
 }
 
 stage_interop() {

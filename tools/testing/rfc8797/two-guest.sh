@@ -20,15 +20,16 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 resolve_base || exit 1	# once, for both guests
-# Two guests that work together take both cores: each with a host
-# thread per vCPU (guest.sh's RFC8797_TCG_THREAD=multi), unless told
-# otherwise.  The quick mainline interop matrix took 754 s so, 935 s
-# with one thread per guest (its Debian 6.12 cells 114 s against 76).
-# Nor are the bench's timed rounds steadier with one thread: BENCH=quick
-# on 6.12, three rounds each way, spread its rates from boot to boot by
-# 4-29% (median 10.4%) under thread=single and 3-27% (median 5.0%)
-# under thread=multi.
-export RFC8797_TCG_THREAD=${RFC8797_TCG_THREAD:-multi}
+# Two guests that work together take both cores: each with all its
+# vCPUs on one host thread (guest.sh's RFC8797_TCG_THREAD=single),
+# unless told otherwise.  Since our kernels bring up both vCPUs of a
+# guest (ACPI), a thread per vCPU puts four busy threads on two cores,
+# and vCPUs spin against descheduled ones: the ours/ours interop cell
+# took 135 s so, 96 s with one thread per guest (2026-11-29, nothing
+# else running).  (When a guest brought up one vCPU, a thread per vCPU
+# was the faster: the quick mainline interop matrix took 754 s so, 935 s
+# with one thread per guest.)
+export RFC8797_TCG_THREAD=${RFC8797_TCG_THREAD:-single}
 usage() { sed -n '7,8s/^#   //p' "$0"; }
 results=$CACHE/runs/interop-$(date +%Y%m%d-%H%M%S)-$$ ctimeout=800 dump=0
 client=$RFC_HARNESS/guest/interop-client.sh server=$RFC_HARNESS/guest/interop-server.sh
