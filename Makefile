@@ -51,7 +51,12 @@ H := tools/testing/rfc8797
 BASE_SET := $(or $(filter command line,$(origin BASE)),$(RFC8797_BASE))
 override BASE := $(if $(filter command line,$(origin BASE)),$(BASE),$(or $(RFC8797_BASE),mainline))
 export RFC8797_BASE := $(BASE)
-CHECK_BASES ?= $(if $(BASE_SET),$(BASE),mainline 6.12)
+# Only mainline by default since the guests keep real time (2026-11-29):
+# with a clock that no longer runs fast, the time-bound workloads take
+# their full time and both bases took about two hours, over CI's 90
+# minutes; CHECK_BASES="mainline 6.12" runs both, BASE=6.12 the stable
+# line alone, until the tests' durations are cut to fit again.
+CHECK_BASES ?= $(if $(BASE_SET),$(BASE),mainline)
 export CHECK_BASES
 # RFC8797_CACHE is the cache directory itself, as in lib.sh
 CACHE ?= $(or $(RFC8797_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rfc8797)
@@ -144,7 +149,7 @@ help:
 	@echo "Variables (make check VAR=value ..., or in the environment):"
 	@echo "  BASE               the base of every target: mainline (Debian's linux-source-7.3,"
 	@echo "                     default) or 6.12 (the stable line, the DKMS package)"
-	@echo "  CHECK_BASES        bases make check runs (default: mainline 6.12)"
+	@echo "  CHECK_BASES        bases make check runs (default: mainline; \"mainline 6.12\": both)"
 	@echo "  CHECK_STAGES_6_12  stages of the 6.12 base when make check runs both"
 	@echo "                     (default: kunit sparse postings clock sendqueue parallel interop dkms trixie)"
 	@echo "  E2E_TRANSPORTS     transports of the e2e, hostile and sendqueue stages (default: rxe siw)"

@@ -13,7 +13,7 @@
 #                         kunit_upstream (make kunit-upstream, check-debug),
 #                         wireshark_live (make wireshark-live)
 #
-# CHECK_BASES="mainline 6.12" (make check) runs the stages on each base in
+# CHECK_BASES="mainline 6.12" (make check CHECK_BASES=...) runs the stages on each base in
 # turn, each in a run of its own, and names its results "BASE: ..."; with
 # no STAGE, 6.12 runs CHECK_STAGES_6_12.
 #
