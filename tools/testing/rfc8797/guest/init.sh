@@ -46,32 +46,41 @@ if [ -n "$mods" ]; then
 	mount --bind "$mods" "/lib/modules/$(uname -r)"
 fi
 
-# machine_fault: why this guest is not the machine guest.sh asked for,
-# nothing when it is.  It must run on every vCPU QEMU gave it
-# (rfc8797.cpus=, guest.sh's --cpus), and keep time on a clock that
-# follows QEMU's (the TSC, the HPET or the ACPI PM timer), not on
-# jiffies, which count timer interrupts and run several times too fast
-# in a busy guest on a loaded host.  Its view goes to /results/machine.
+# machine_fault [cpus]: why this guest is not the machine guest.sh asked
+# for, nothing when it is (with "cpus": as far as its CPUs go).  It must
+# run on every vCPU QEMU gave it (rfc8797.cpus=, guest.sh's --cpus), and
+# keep time on a clock that follows QEMU's (the TSC, the HPET or the
+# ACPI PM timer), not on jiffies, which count timer interrupts and run
+# several times too fast in a busy guest on a loaded host.
 machine_fault() {
 	local want n cs
 	want=$(cmdline_arg rfc8797.cpus)
 	n=$(nproc)
-	read -r cs </sys/devices/system/clocksource/clocksource0/current_clocksource ||
-		cs=unknown
-	echo "cpus $n clocksource $cs" >>/results/machine
 	if [ -n "$want" ] && [ "$n" != "$want" ]; then
 		echo "the guest runs on $n CPUs, guest.sh gave it $want (--cpus)"
 	fi
+	[ "${1:-}" != cpus ] || return 0
+	read -r cs </sys/devices/system/clocksource/clocksource0/current_clocksource ||
+		cs=unknown
 	case "$cs" in
 	*jiffies|unknown) echo "the guest keeps time on $cs, not on a clock that follows the host's" ;;
 	esac
 }
 
+# machine_refused FAULT: FAULT on the console and in /results/machine-fault
+machine_refused() {
+	echo "rfc8797: $1" | tee /results/machine-fault >/dev/kmsg
+}
+
+# finish STATUS: the guest's view of itself in /results/machine, its
+# exit status (126 for a job that passed on the wrong machine), reboot
 finish() {
-	local fault
+	local fault cs
+	read -r cs </sys/devices/system/clocksource/clocksource0/current_clocksource
+	echo "cpus $(nproc) clocksource ${cs:-unknown}" >/results/machine
 	fault=$(machine_fault)
 	if [ -n "$fault" ] && [ "$1" = 0 ]; then
-		echo "rfc8797: $fault" | tee /results/machine-fault >/dev/kmsg
+		machine_refused "$fault"
 		set -- 126
 	fi
 	dmesg >/results/dmesg.txt 2>/dev/null
@@ -107,9 +116,9 @@ cd /results || finish 125
 # a guest on fewer CPUs than asked for runs no job: its results would
 # say nothing of what they claim.  (One on jiffies runs it, so that the
 # clock test shows what that clock does, and fails when it ends.)
-fault=$(machine_fault)
-if [[ "$fault" == *CPUs* ]]; then
-	echo "rfc8797: $fault" | tee /results/machine-fault >/dev/kmsg
+fault=$(machine_fault cpus)
+if [ -n "$fault" ]; then
+	machine_refused "$fault"
 	finish 126
 fi
 # RFC8797_INJECT=stock-boot-crash (check.sh passes it to the first boot
