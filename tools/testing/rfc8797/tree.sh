@@ -169,9 +169,11 @@ slug() {
 }
 
 # The new files live in this repository in the version of one base,
-# the one upstream reviews; the other base's series carries its
-# differences from them (a backport's) in the patch of the commit that
-# adds them, applied after the files (build_commits).
+# the one upstream reviews, as the last commit of its series leaves
+# them.  The patch of the commit that adds a file carries its
+# differences from that version at that commit, applied after the files
+# (build_commits): a backport's on the other base, and on either base
+# what later commits change in it (they patch it like any other file).
 OVERLAY_BASE=mainline
 
 # overlay_diff COMMIT FILE...: the diff from this repository's version
@@ -200,13 +202,21 @@ cmd_refresh() {
 	[ "$BASE_PKG_VERSION" = "$BASE_PIN" ] || [ -n "${FORCE:-}" ] ||
 		die "$(base_note): the patches would be made against it; FORCE=1 to write them all the same"
 	# Every file that did not exist in the base is an overlay: it lives at
-	# its path in this repository and is excluded from the patches
-	# (but for a backport's differences from it: overlay_diff).
+	# its path in this repository, in its final version on the overlay
+	# base, and the commit that adds it carries only its differences
+	# from that version (overlay_diff)
 	mapfile -t all_added < <(g diff --name-only --diff-filter=A "$BASE_TAG" HEAD)
-	excl=()
-	for f in "${all_added[@]}"; do
-		excl+=(":(exclude)$f")
-	done
+	if [ "$RFC_BASE" = "$OVERLAY_BASE" ]; then
+		for f in "${all_added[@]}"; do
+			mkdir -p "$(dirname "$RFC_TOP/$f")"
+			g show "HEAD:$f" >"$RFC_TOP/$f"
+			if [ "$(g ls-tree HEAD -- "$f" | cut -c1-6)" = 100755 ]; then
+				chmod +x "$RFC_TOP/$f"
+			else
+				chmod -x "$RFC_TOP/$f"
+			fi
+		done
+	fi
 	mkdir -p "$PATCHES"
 	out=$(mktemp)
 	{
@@ -220,25 +230,17 @@ cmd_refresh() {
 		n=$((n + 1))
 		name=$(printf '%04d-%s.patch' "$n" "$(slug "$(g log -1 --format=%s "$c")")")
 		added=$(g diff --name-only --diff-filter=A "$c^" "$c" | tr '\n' ' ')
+		excl=()
+		for f in $added; do
+			excl+=(":(exclude)$f")
+		done
 		{
 			g log -1 --format='Subject: [PATCH] %s%n%n%b' "$c" | sed -e '${/^$/d}'
 			echo "---"
 			g diff --no-renames "$c^" "$c" -- . "${excl[@]}"
-			[ "$RFC_BASE" = "$OVERLAY_BASE" ] || overlay_diff "$c" $added
+			overlay_diff "$c" $added
 		} >"$PATCHES/$name"
 		echo "$name ${added% }" | sed -e 's/ *$//' >>"$out"
-		for f in $added; do
-			[ "$RFC_BASE" = "$OVERLAY_BASE" ] || continue
-			mkdir -p "$(dirname "$RFC_TOP/$f")"
-			g show "HEAD:$f" >"$RFC_TOP/$f"
-			if [ "$(g ls-tree HEAD -- "$f" | cut -c1-6)" = 100755 ]; then
-				chmod +x "$RFC_TOP/$f"
-			fi
-		done
-		for f in $(g diff --name-only --diff-filter=M "$c^" "$c" -- "${all_added[@]:-/dev/null}"); do
-			msg "note: $(g log -1 --format=%s "$c") modifies $f, added by an earlier commit;" \
-				"the repository keeps only its final version"
-		done
 	done
 	mv "$out" "$SERIES"
 	msg "wrote $n patches to patches/$RFC_BASE/ and their new files; now re-preparing the tree"
