@@ -245,6 +245,12 @@ stage_postings() {
 		sed -i -e '/^Fixes: /d' -e '/^Signed-off-by: /d' "$f"
 		echo "# RFC8797_INJECT=postings-trailers: no Fixes: or Signed-off-by: in $f"
 	fi
+	if [ "${RFC8797_INJECT:-}" = postings-stable ]; then
+		# the first patch of the NFSD posting asks stable in a trailer
+		f=$(ls "$dir"/*-nfsd-fixes/0001-*.patch | head -n 1)
+		sed -i -e '/^Fixes: /a Cc: stable@vger.kernel.org' "$f"
+		echo "# RFC8797_INJECT=postings-stable: Cc: stable in $f"
+	fi
 	# every commit built on its own (W=1), recorded by tree ID
 	"$RFC_HARNESS/tree.sh" bisect >"$run/bisect.log" 2>&1 || true
 	python3 "$RFC_HARNESS/postings.py" check --tree "$TREE" --base-tag "$BASE_TAG" \

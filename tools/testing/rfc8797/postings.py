@@ -16,7 +16,12 @@ exporting user's git identity.
 "check" reads such a DIR and prints one KTAP result per posting and
 check: applies in order, builds at every patch (from the bisect log of
 tree.sh, matched by tree ID), checkpatch --strict, kernel-doc, ABI
-documentation for new interfaces, Signed-off-by:, Fixes: on fixes.
+documentation for new interfaces, Signed-off-by:, Fixes: on fixes, and
+where stable is asked: by a Cc: stable trailer on each fix (stable =
+trailer) or in the cover letter, one line per patch saying why (stable =
+cover).  A posting for the NFSD tree carries no Cc: stable except on a
+patch listed as an emergency: NFSD's maintainer profile says "Don't add
+'Cc: stable' unless you are absolutely sure".
 """
 
 import argparse
@@ -62,6 +67,9 @@ def read_postings(patches):
             "prefix": sec.get("prefix", "PATCH"),
             "tree": sec["tree"],
             "fixes": sec.getboolean("fixes", False),
+            "stable": sec.get("stable", "trailer"),
+            "not_stable": sec.get("not-stable", "").split(),
+            "emergency": sec.get("emergency", "").split(),
             "after": sec.get("after", "").split(),
             "slugs": sec["patches"].split(),
             "cover": os.path.join(patches, "cover", name),
@@ -297,7 +305,7 @@ def check(a):
             t, _, state = line.strip().partition(" ")
             built[t] = state == "ok"
     described = read_postings(a.patches)
-    a.fixes = {p["name"]: p["fixes"] for p in described}
+    a.described = {p["name"]: p for p in described}
     after = {p["name"]: closure(described, p) for p in described}
     with tempfile.TemporaryDirectory() as wt, tempfile.TemporaryDirectory() as alone:
         for w in (wt, alone):
@@ -335,7 +343,9 @@ def am(wt, patches):
 
 
 def check_posting(a, k, d, name, wt, built):
-    fixes = a.fixes.get(name[3:], False)
+    desc = a.described.get(name[3:], {})
+    fixes = desc.get("fixes", False)
+    nfsd = "NFSD" in desc.get("tree", "")
     patches = patch_files(d)
     ok, why = am(wt, patches)
     k.result(ok, f"{name}: applies in order after the postings above it", why)
@@ -349,6 +359,9 @@ def check_posting(a, k, d, name, wt, built):
     else:
         k.result(False, f"{name}: builds at every patch", "no bisect record (tree.sh bisect)")
     cp_bad, kd_bad, abi_bad, sob_bad, fix_bad = [], [], [], [], []
+    stable_bad, nfsd_bad = [], []
+    cover = open(os.path.join(d, "0000-cover-letter.patch"), errors="replace").read()
+    asked = stable_section(cover)
     for i, p in enumerate(patches, 1):
         # UNKNOWN_COMMIT_ID: the tree comes from Debian's tarball, without
         # the history Fixes: IDs name.  FILE_PATH_CHANGES: new files need
@@ -364,9 +377,18 @@ def check_posting(a, k, d, name, wt, built):
         msg = text.split("\n---\n", 1)[0]
         if not re.search(r"^Signed-off-by: .+ <[^>]+>$", msg, re.M):
             sob_bad.append(i)
-        if fixes and not (re.search(r"^Fixes: [0-9a-f]{12,} \(\".*\"\)$", msg, re.M)
-                          and re.search(r"^Cc: stable@vger\.kernel\.org", msg, re.M)):
+        subj = re.sub(r"^\[[^]]*\] ", "", re.search(r"^Subject: (.*(?:\n [^\n]*)*)", msg,
+                                                    re.M).group(1).replace("\n", ""))
+        cc_stable = bool(re.search(r"^Cc: stable@vger\.kernel\.org", msg, re.M))
+        if fixes and not re.search(r"^Fixes: [0-9a-f]{12,} \(\".*\"\)$", msg, re.M):
             fix_bad.append(i)
+        if fixes and desc.get("stable") == "trailer":
+            if cc_stable == (slug(subj) in desc.get("not_stable", [])):
+                stable_bad.append(f"{i}: {'Cc: stable on a not-stable patch' if cc_stable else 'no Cc: stable'}")
+        if fixes and desc.get("stable") == "cover" and not any(subj in x for x in asked):
+            stable_bad.append(f"{i}: not named in the cover letter's Stable: section")
+        if nfsd and cc_stable and slug(subj) not in desc.get("emergency", []):
+            nfsd_bad.append(i)
         for kind, iface in new_interfaces(p):
             if not abi_documented(wt, iface):
                 abi_bad.append(f"{i}: {kind} {iface}")
@@ -399,8 +421,25 @@ def check_posting(a, k, d, name, wt, built):
              "; ".join(abi_bad))
     k.result(not sob_bad, f"{name}: Signed-off-by", f"patches {sob_bad}")
     if fixes:
-        k.result(not fix_bad, f"{name}: Fixes: and Cc: stable on every fix",
-                 f"patches {fix_bad}")
+        k.result(not fix_bad, f"{name}: Fixes: on every fix", f"patches {fix_bad}")
+        k.result(not stable_bad, f"{name}: stable asked as the posting says ({desc.get('stable')})",
+                 "; ".join(stable_bad))
+    if nfsd:
+        k.result(not nfsd_bad, f"{name}: no Cc: stable to NFSD except on an emergency",
+                 f"patches {nfsd_bad}")
+
+
+def stable_section(cover):
+    """The lines of the cover letter's "Stable:" section, from that line
+    to the next empty one, continuation lines joined to their item."""
+    m = re.search(r"^Stable:.*\n((?:.+\n)*)", cover, re.M)
+    items = []
+    for line in (m.group(1).splitlines() if m else []):
+        if line.startswith(" - ") or not items:
+            items.append(line)
+        else:
+            items[-1] += " " + line.strip()
+    return items
 
 
 def main():
