@@ -9,7 +9,8 @@
  * bytes and what the kernel answers with.
  *
  *   cm-peer connect ADDR PORT --data HEX [--hold SEC] [--timeout SEC]
- *			[--call readdir|null:SIZE|readlist:N|writelist:N:NAME]
+ *			[--call readdir|null:SIZE|readlist:N|writelist:N:NAME|
+ *				read:OFFSET:LEN:NAME]
  *	Active side (the role of an NFS client): resolve ADDR, create an
  *	RC QP, rdma_connect() with the given Private Data, wait for
  *	ESTABLISHED or REJECTED, print the server's answer, hold the
@@ -34,7 +35,11 @@
  *	the anonymous stateid, and a Write list of one chunk of N
  *	segments of 4 octets: the server must RDMA Write the file's data
  *	in N pieces; the reply line then also shows the first octets the
- *	server wrote ("data=HEX", up to 32).
+ *	server wrote ("data=HEX", up to 32).  With --call
+ *	read:OFFSET:LEN:NAME the call is the same COMPOUND with a READ of
+ *	LEN octets (1..16384) at OFFSET and no chunk at all: the whole
+ *	reply comes inline, and a line "rpc-data HEX" follows the reply
+ *	line with every octet the READ returned.
  *
  *   cm-peer listen ADDR PORT --data HEX [--hold SEC] [--timeout SEC]
  *			[--reply-inv own|other|stray|RKEY]
@@ -113,7 +118,9 @@ enum {
 };
 
 #define MAX_PDATA	255	/* rdma_conn_param.private_data_len is a u8 */
-#define BUF_SIZE	4096	/* Receive and Send buffers of --reply-inv */
+#define BUF_SIZE	32768	/* Receive buffers; Send buffers of --reply-inv */
+#define NULL_MAX	4096	/* --call null:SIZE */
+#define READ_MAX	16384	/* --call read:OFFSET:LEN:NAME */
 #define NR_RECV		4
 
 /* RPC-over-RDMA version 1 and ONC RPC constants (RFC 8166, RFC 5531) */
@@ -156,7 +163,9 @@ struct opts {
 	size_t call_null;	/* --call null:SIZE, or 0 */
 	size_t call_segs;	/* --call readlist:N or writelist:N:NAME */
 	bool call_write;	/* writelist */
-	const char *call_name;	/* writelist: the file to READ */
+	const char *call_name;	/* writelist, read: the file to READ */
+	size_t read_len;	/* --call read:OFFSET:LEN:NAME, or 0 */
+	uint64_t read_off;
 	enum { INV_RKEY, INV_OWN, INV_OTHER, INV_STRAY } reply_inv_mode;
 	uint32_t inv_rkey;
 };
@@ -189,7 +198,8 @@ static void usage(FILE *f)
 		"usage: %s connect ADDR PORT --data HEX [--hold SEC] [--timeout SEC]\n"
 		"       %s listen ADDR PORT --data HEX [--hold SEC] [--timeout SEC]\n"
 		"                 [--reply-inv own|other|stray|RKEY]\n"
-		"       (connect only: [--call readdir|null:SIZE|readlist:N|writelist:N:NAME])\n"
+		"       (connect only: [--call readdir|null:SIZE|readlist:N|writelist:N:NAME|\n"
+		"                               read:OFFSET:LEN:NAME])\n"
 		"\n"
 		"A crafted RDMA-CM peer: sends exactly the Private Data HEX (\"\" for\n"
 		"none, at most %d octets) in its connect request (connect) or its\n"
@@ -207,7 +217,9 @@ static void usage(FILE *f)
 		"--call readlist:N an NFSv4 NULL of 4*N octets behind a Read chunk\n"
 		"of N 4-octet segments; --call writelist:N:NAME an NFSv4.0 READ of\n"
 		"4*N octets of the file NAME in the export root into a Write\n"
-		"chunk of N 4-octet segments.\n"
+		"chunk of N 4-octet segments; --call read:OFFSET:LEN:NAME an NFSv4.0\n"
+		"READ of LEN octets at OFFSET without chunks, its data printed\n"
+		"as an rpc-data line.\n"
 		"\n"
 		"exit status: 0 ok, 1 usage, 2 setup/resolve failure, 3 rejected,\n"
 		"4 timeout, 5 unexpected CM event, 6 peer disconnected during the\n"
@@ -747,6 +759,44 @@ static int compound_status(const uint8_t *rep, size_t len)
 }
 
 /*
+ * --call read: after the reply line's " nfs_status=N", print the data
+ * of the READ that ends the COMPOUND { PUTROOTFH, LOOKUP, READ } in the
+ * RDMA_MSG reply @rep of @len octets, as a line "rpc-data HEX".
+ * Returns EXIT_RPC if the reply is not a successful such COMPOUND, or
+ * its data runs past @len.
+ */
+static int print_read(const uint8_t *rep, size_t len)
+{
+	size_t off = 28, n;	/* the header with three empty lists */
+
+	printf(" nfs_status=%d\n", compound_status(rep, len));
+	if (compound_status(rep, len) || get32(rep + 16) || get32(rep + 20) ||
+	    get32(rep + 24))
+		return EXIT_RPC;
+	off += 12;				/* xid, REPLY, MSG_ACCEPTED */
+	off += 8 + ((get32(rep + off + 4) + 3) & ~3u);	/* verifier */
+	off += 8;				/* SUCCESS, COMPOUND status */
+	if (off + 8 > len)
+		return EXIT_RPC;
+	off += 4 + ((get32(rep + off) + 3) & ~3u);	/* tag */
+	if (off + 4 > len || get32(rep + off) != 3)	/* three results */
+		return EXIT_RPC;
+	off += 4;
+	off += 2 * 8;				/* PUTROOTFH, LOOKUP: NFS4_OK */
+	off += 8 + 4;				/* READ, NFS4_OK, eof */
+	if (off + 4 > len)
+		return EXIT_RPC;
+	n = get32(rep + off);
+	off += 4;
+	if (n > len - off)
+		return EXIT_RPC;
+	printf("rpc-data ");
+	print_hex(stdout, rep + off, n);
+	printf("\n");
+	return 0;
+}
+
+/*
  * --call readdir: one RPC-over-RDMA RDMA_MSG with empty chunk lists
  * carrying an NFSv4.0 COMPOUND { PUTROOTFH, READDIR } under AUTH_SYS
  * (root), then wait for the reply and print
@@ -840,7 +890,7 @@ static int send_call(struct rdma_event_channel *ch, struct conn *c,
 	p = put32(p, 0);
 	p = put32(p, 0);		/* COMPOUND4args: empty tag */
 	p = put32(p, 0);		/* minorversion */
-	if (o->call_write) {
+	if (o->call_write || o->read_len) {
 		size_t n = strlen(o->call_name);
 
 		p = put32(p, 3);	/* three operations */
@@ -853,8 +903,9 @@ static int send_call(struct rdma_event_channel *ch, struct conn *c,
 		p = put32(p, OP_READ);
 		for (i = 0; i < 4; i++)
 			p = put32(p, 0);	/* the anonymous stateid */
-		p = put64(p, 0);		/* offset */
-		p = put32(p, (uint32_t)(o->call_segs * SEG_LEN));
+		p = put64(p, o->read_off);
+		p = put32(p, o->read_len ? (uint32_t)o->read_len :
+				   (uint32_t)(o->call_segs * SEG_LEN));
 		goto post;
 	}
 	p = put32(p, 2);		/* two operations */
@@ -921,6 +972,8 @@ post:
 		print_hex(stdout, c->chunk, o->call_segs * SEG_LEN < 32 ?
 			  o->call_segs * SEG_LEN : 32);
 	}
+	if (o->read_len && proc == RDMA_MSG)
+		return print_read(rep, wc.byte_len);
 	printf("\n");
 	return 0;
 }
@@ -1207,12 +1260,25 @@ int main(int argc, char **argv)
 				o.call_name = end + 1;
 				break;
 			}
+			if (!strncmp(optarg, "read:", 5)) {
+				errno = 0;
+				o.read_off = strtoull(optarg + 5, &end, 0);
+				if (errno || end == optarg + 5 || *end != ':')
+					goto bad;
+				o.read_len = strtoul(end + 1, &end, 0);
+				if (errno || !o.read_len ||
+				    o.read_len > READ_MAX || *end != ':' ||
+				    !end[1] || strlen(end + 1) > 255)
+					goto bad;
+				o.call_name = end + 1;
+				break;
+			}
 			if (strncmp(optarg, "null:", 5))
 				goto bad;
 			errno = 0;
 			o.call_null = strtoul(optarg + 5, &end, 0);
 			if (errno || !optarg[5] || *end || o.call_null < 64 ||
-			    o.call_null > BUF_SIZE || o.call_null % 4)
+			    o.call_null > NULL_MAX || o.call_null % 4)
 				goto bad;
 			break;
 		case 'h':

@@ -22,7 +22,9 @@
 # advertised it can receive (call-recv-1k: ERR_CHUNK, call-recv-4k: an
 # inline reply; see call_case), and one from a peer that sent no
 # Private Data, whose reply is larger than the server's Send buffers
-# and is Sent all the same, as before RFC 8797 (call-no-private-data).
+# and is Sent all the same, as before RFC 8797 (call-no-private-data),
+# and one from such a peer whose reply is pulled up into Send buffers
+# of max_req_size octets, as before (call-no-private-data-pullup).
 # Then: no connection is left listed, an
 # ordinary NFSv4.2 mount still
 # negotiates as usual and reads back what it wrote, and the kernel log
@@ -230,6 +232,51 @@ if echo 2048 >$SYS/max_send_size; then
 else
 	fail call-no-private-data "cannot set max_send_size to 2048"
 fi
+# A peer that sent no CM Private Data has its replies pulled up into
+# Send buffers of max_req_size octets, as a server without RFC 8797
+# negotiation did: an administrator who raised max_req_size to 16 KiB
+# got replies of up to 16 KiB pulled up for such a peer.  An NFSv4.0
+# READ of 12291 octets at offset 4095, without chunks, spreads its
+# reply over five pages: with the transport header, the RPC head and
+# the XDR pad that is 8 Send SGEs, as many as a 16 KiB max_req_size
+# gives the connection on rxe (siw has 6), so the reply is pulled up.
+# It must be Sent with the file's data, never answered ERR_CHUNK.
+pullup_case() {
+	local name=call-no-private-data-pullup off=4095 len=12291 rc line want
+	local out=$OUT/call.out err=$OUT/call.err
+	dd if=/dev/urandom of=$EXPORT/pullup-file bs=32k count=1 status=none
+	want=$(dd if=$EXPORT/pullup-file bs=$len skip=$off count=1 \
+		  iflag=skip_bytes status=none | od -An -v -tx1 | tr -d ' \n')
+	if ! echo $SRV_RECV >$SYS/max_req_size || ! echo 0 >$SYS/max_send_size; then
+		fail "$name" "cannot set max_req_size $SRV_RECV, max_send_size 0"
+		return
+	fi
+	trace_on rpcrdma/svcrdma_err_chunk rpcrdma/svcrdma_send_pullup
+	log "$name: max_req_size $SRV_RECV, an NFSv4.0 READ of $len octets at $off without chunks"
+	timeout 60 "$PEER" connect "$SERVER_ADDR" $RDMA_PORT --data "" \
+		--call "read:$off:$len:pullup-file" --hold 1 --timeout 20 >$out 2>$err
+	rc=$?
+	grep -v '^rpc-data ' $out >$out.show
+	show $out.show $err
+	line=$(grep '^rpc-reply ' $out)
+	if [[ "$line" != *" proc=RDMA_MSG "* ]]; then
+		fail "$name" "want an RDMA_MSG, got '$line' (cm-peer exit $rc)"
+	elif [ "$(field nfs_status "$line")" != 0 ]; then
+		fail "$name" "the NFS READ failed: $line"
+	elif [ "$(grep '^rpc-data ' $out | cut -d' ' -f2)" != "$want" ]; then
+		fail "$name" "the data differs from the file's $len octets at $off"
+	elif ! grep -q "svcrdma_send_pullup: .*(total $(field len "$line"))" $T/trace; then
+		fail "$name" "the reply was not pulled up: the case tests nothing ($(grep -o 'svcrdma_send_pullup: .*' $T/trace | tail -1))"
+	elif [ "$rc" != 0 ]; then
+		fail "$name" "the connection did not end cleanly (cm-peer exit $rc)"
+	else
+		pass "$name"
+	fi
+	echo $SRV_SEND >$SYS/max_send_size ||
+		fail "$name-restore" "cannot set max_send_size back to $SRV_SEND"
+}
+pullup_case
+
 # send_case NAME DATA SIZE: cm-peer connects with CM Private Data DATA
 # and Sends one NFSv4 NULL call of SIZE octets, which the server must
 # receive and answer.  A peer that sent no Private Data may Send as
