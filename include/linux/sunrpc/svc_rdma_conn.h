@@ -23,6 +23,7 @@
  * @send_buf: size of each Send buffer, octets
  * @sq_depth: Send Queue entries
  * @sq_avail: Send Queue entries free when read
+ * @over_limit: messages not Sent because the client cannot Receive them
  *
  * Filled by the transport's xpo_rdma_conn_state method, so that a
  * reader such as nfsd's netlink dump needs neither svcrdma's private
@@ -38,6 +39,7 @@ struct rpcrdma_conn_state {
 	u32				send_buf;
 	u32				sq_depth;
 	u32				sq_avail;
+	unsigned long			over_limit;
 };
 
 #endif /* _LINUX_SUNRPC_SVC_RDMA_CONN_H */

@@ -16,7 +16,6 @@ second of a TCG guest's time) for all of a test's listings (guest/lib.sh).
 import ipaddress
 import os
 import socket
-import struct
 import sys
 
 tree = sys.argv[1]
@@ -27,24 +26,25 @@ from lib import YnlFamily, YnlException, NlError  # noqa: E402
 # file's names of the four that the dump prefixes with client-
 KEYS = ["client-status", "client-offset", "client-version", "client-flags", "client-r",
         "client-send", "client-recv", "server-r", "server-send", "server-recv", "c2s", "s2c",
-        "r", "send-inv", "send-plain", "recv-buf", "send-buf",
+        "r", "send-inv", "send-plain", "recv-buf", "send-buf", "over-limit",
         "sq-depth", "sq-avail"]
 PROCFS_NAME = {"client-status": "status", "client-offset": "offset",
                "client-version": "version", "client-flags": "flags"}
 
 
-def addr(raw, port=True):
-    """A struct sockaddr_storage as ADDR[:PORT] (the procfs file's %pISpc)."""
-    fam = struct.unpack_from("=H", raw)[0]
-    if fam == socket.AF_INET:
-        p, a = struct.unpack_from("!H4s", raw, 2)
-        s = str(ipaddress.IPv4Address(a))
-    elif fam == socket.AF_INET6:
-        p, a = struct.unpack_from("!H4x16s", raw, 2)
-        s = "[%s]" % ipaddress.IPv6Address(a)
+def addr(m, side, port=True):
+    """The dump's address of SIDE ("s" the client, "d" the server, in the
+    style of rpc-status-get) as ADDR[:PORT] (the procfs file's %pISpc)."""
+    # YNL gives the address as text (display-hint), or else as an int
+    # (IPv4) or bytes (IPv6)
+    if side + "addr4" in m:
+        s = str(ipaddress.ip_address(m[side + "addr4"]))
+    elif side + "addr6" in m:
+        v = m[side + "addr6"]
+        s = "[%s]" % ipaddress.ip_address(v if isinstance(v, str) else bytes(v))
     else:
-        return "family%d" % fam
-    return "%s:%d" % (s, p) if port else s.strip("[]")
+        return "none"
+    return "%s:%d" % (s, m.get(side + "port", 0)) if port else s.strip("[]")
 
 
 YNL = None
@@ -63,7 +63,7 @@ def listing():
         raise ConnsError("no rdma-conn-get dump: %s" % e) from e
     out = []
     for m in msgs:
-        f = ["local=" + addr(m["local"]), "remote=" + addr(m["remote"], False)]
+        f = ["local=" + addr(m, "d"), "remote=" + addr(m, "s", False)]
         for k in KEYS:
             v = m.get(k)
             if k == "client-flags":

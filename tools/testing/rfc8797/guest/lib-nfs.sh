@@ -180,7 +180,8 @@ xprt_info_traced() {
 # conns.py runs once, as a listener on 127.0.0.1:$CONNS_PORT that
 # answers each connection with a listing: a Python start costs over a
 # second of a TCG guest's time, and tests list the connections hundreds
-# of times.
+# of times.  Its start (YNL parsing nfsd's spec) gets 120 s: on a
+# sanitizer kernel under host load it took over 30.
 CONNS_PROC=/proc/net/rpc/svc_rdma_connections
 CONNS_PORT=7798
 conns() {
@@ -192,7 +193,7 @@ conns() {
 	if ! conns_connect; then
 		python3 "$(dirname "${BASH_SOURCE[0]}")/conns.py" "${RFC_CACHE:-/nonexistent}/mainline/tree" \
 			--serve $CONNS_PORT </dev/null >/dev/null 2>/results/conns.log &
-		SLOWWAIT_INTERVAL=0.2 slowwait 30 conns_connect || return 2
+		SLOWWAIT_INTERVAL=0.2 slowwait 120 conns_connect || return 2
 	fi
 	IFS= read -r -d '' -u "$CONNS_FD" out
 	exec {CONNS_FD}>&-

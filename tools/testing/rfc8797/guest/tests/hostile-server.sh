@@ -161,24 +161,35 @@ fi
 # Receives of the unrounded value, so the server may Send a peer that
 # advertised RECV up to RECV + 1023 octets.  EXPECT "err_chunk": the
 # reply is larger, and with no Reply chunk to use the server must
-# answer RDMA_ERROR ERR_CHUNK (one svcrdma_err_chunk event) and say so
-# in the log; "msg": it fits, an RDMA_MSG of more than 1024 octets.
-# Either way the server never Sends more than RECV + 1023.  Sets LEN to
-# the length of the reply.
+# answer RDMA_ERROR ERR_CHUNK (one svcrdma_err_chunk event), trace the
+# cause (svcrdma_send_over_limit: the reply's size, the limit and the
+# advertised Receive size) and count it in the connection's over_limit;
+# "msg": it fits, an RDMA_MSG of more than 1024 octets, nothing counted.
+# Either way the server never Sends more than RECV + 1023, and writes
+# no log line (NFSD's profile: no printk that a remote user can repeat).
+# Sets LEN to the length of the reply.
 call_case() {
-	local name=call-$1 recv=$2 expect=$3 want rc line n
+	local name=call-$1 recv=$2 expect=$3 want rc line n pid limit cl=""
 	local out=$OUT/call.out err=$OUT/call.err
-	trace_on rpcrdma/svcrdma_err_chunk
+	local -a L
+	trace_on rpcrdma/svcrdma_err_chunk rpcrdma/svcrdma_send_over_limit
 	dmesg -C
 	log "$name: Receive size $recv, NFSv4.0 READDIR without a Reply chunk"
+	: >$out; : >$err
+	# the hold ends when this script has read the connection's count
 	timeout 60 "$PEER" connect "$SERVER_ADDR" $RDMA_PORT \
 		--data "${CALL_DATA-$(hex_of_message 0 1024 "$recv")}" --call readdir \
-		--hold 1 --timeout 20 >$out 2>$err
+		--hold 30 --timeout 20 >$out 2>$err &
+	pid=$!
+	slowwait 30 has_line $out '^rpc-reply ' && slowwait 5 conns_listed L cl
+	kill -TERM $pid 2>/dev/null
+	wait $pid
 	rc=$?
 	show $out $err
 	line=$(grep '^rpc-reply ' $out)
 	LEN=$(field len "$line")
 	n=$(grep -c 'svcrdma_err_chunk:' $T/trace)
+	limit=$(smaller $SRV_SEND $((recv + 1023)))
 	case $expect in
 	err_chunk) want="proc=RDMA_ERROR err=ERR_CHUNK" ;;
 	*) want="proc=RDMA_MSG" ;;
@@ -194,10 +205,14 @@ call_case() {
 	elif [ "$expect" = err_chunk ] && [ "$n" != 1 ]; then
 		fail "$name" "$n svcrdma_err_chunk events, want 1"
 	elif [ "$expect" = err_chunk ] &&
-	     ! dmesg | grep -q "svcrdma: .* sent no Reply chunk for a .*-octet reply, over this server's $(smaller $SRV_SEND $((recv + 1023)))-octet limit for it (its CM Private Data advertised a $recv-octet Receive size): replying ERR_CHUNK"; then
-		fail "$name" "no log line names the cause: $(dmesg | tail -n 2)"
+	     ! grep -q "svcrdma_send_over_limit: addr=[^ ]* reply without a Reply chunk of [0-9]* octets over the limit of $limit (advertised Receive size $recv): replying ERR_CHUNK" $T/trace; then
+		fail "$name" "no svcrdma_send_over_limit event names the cause: $(grep -o 'svcrdma_send_over_limit: .*' $T/trace | tail -1)"
+	elif [ "$(field over_limit "$cl")" != "$([ "$expect" = err_chunk ] && echo 1 || echo 0)" ]; then
+		fail "$name" "the connection counts over_limit='$(field over_limit "$cl")' (listed: ${cl:-nothing})"
 	elif [ "$expect" = msg ] && [ "$n" != 0 ]; then
 		fail "$name" "$n svcrdma_err_chunk events, want 0"
+	elif dmesg | grep -q 'svcrdma:.*ERR_CHUNK'; then
+		fail "$name" "a log line a client can repeat: $(dmesg | grep 'svcrdma:.*ERR_CHUNK' | tail -n 1)"
 	else
 		pass "$name"
 	fi
