@@ -385,8 +385,11 @@ def check_posting(a, k, d, name, wt, built):
         if fixes and desc.get("stable") == "trailer":
             if cc_stable == (slug(subj) in desc.get("not_stable", [])):
                 stable_bad.append(f"{i}: {'Cc: stable on a not-stable patch' if cc_stable else 'no Cc: stable'}")
-        if fixes and desc.get("stable") == "cover" and not any(subj in x for x in asked):
-            stable_bad.append(f"{i}: not named in the cover letter's Stable: section")
+        if fixes and desc.get("stable") == "cover":
+            if cc_stable:
+                stable_bad.append(f"{i}: Cc: stable, where the cover letter asks")
+            if not any(subj in x for x in asked):
+                stable_bad.append(f"{i}: not named in the cover letter's Stable: section")
         if nfsd and cc_stable and slug(subj) not in desc.get("emergency", []):
             nfsd_bad.append(i)
         for kind, iface in new_interfaces(p):
