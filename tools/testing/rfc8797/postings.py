@@ -379,18 +379,19 @@ def check_posting(a, k, d, name, wt, built):
             sob_bad.append(i)
         subj = re.sub(r"^\[[^]]*\] ", "", re.search(r"^Subject: (.*(?:\n [^\n]*)*)", msg,
                                                     re.M).group(1).replace("\n", ""))
+        name_slug = slug(subj)
         cc_stable = bool(re.search(r"^Cc: stable@vger\.kernel\.org", msg, re.M))
         if fixes and not re.search(r"^Fixes: [0-9a-f]{12,} \(\".*\"\)$", msg, re.M):
             fix_bad.append(i)
         if fixes and desc.get("stable") == "trailer":
-            if cc_stable == (slug(subj) in desc.get("not_stable", [])):
+            if cc_stable == (name_slug in desc["not_stable"]):
                 stable_bad.append(f"{i}: {'Cc: stable on a not-stable patch' if cc_stable else 'no Cc: stable'}")
         if fixes and desc.get("stable") == "cover":
             if cc_stable:
                 stable_bad.append(f"{i}: Cc: stable, where the cover letter asks")
             if not any(subj in x for x in asked):
                 stable_bad.append(f"{i}: not named in the cover letter's Stable: section")
-        if nfsd and cc_stable and slug(subj) not in desc.get("emergency", []):
+        if nfsd and cc_stable and name_slug not in desc["emergency"]:
             nfsd_bad.append(i)
         for kind, iface in new_interfaces(p):
             if not abi_documented(wt, iface):

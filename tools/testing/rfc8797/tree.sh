@@ -205,8 +205,8 @@ cmd_refresh() {
 	# its path in this repository, in its final version on the overlay
 	# base, and the commit that adds it carries only its differences
 	# from that version (overlay_diff)
-	mapfile -t all_added < <(g diff --name-only --diff-filter=A "$BASE_TAG" HEAD)
 	if [ "$RFC_BASE" = "$OVERLAY_BASE" ]; then
+		mapfile -t all_added < <(g diff --name-only --diff-filter=A "$BASE_TAG" HEAD)
 		for f in "${all_added[@]}"; do
 			mkdir -p "$(dirname "$RFC_TOP/$f")"
 			g show "HEAD:$f" >"$RFC_TOP/$f"

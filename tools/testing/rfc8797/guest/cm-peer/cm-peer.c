@@ -767,11 +767,11 @@ static int compound_status(const uint8_t *rep, size_t len)
  */
 static int print_read(const uint8_t *rep, size_t len)
 {
+	int status = compound_status(rep, len);
 	size_t off = 28, n;	/* the header with three empty lists */
 
-	printf(" nfs_status=%d\n", compound_status(rep, len));
-	if (compound_status(rep, len) || get32(rep + 16) || get32(rep + 20) ||
-	    get32(rep + 24))
+	printf(" nfs_status=%d\n", status);
+	if (status || get32(rep + 16) || get32(rep + 20) || get32(rep + 24))
 		return EXIT_RPC;
 	off += 12;				/* xid, REPLY, MSG_ACCEPTED */
 	off += 8 + ((get32(rep + off + 4) + 3) & ~3u);	/* verifier */
