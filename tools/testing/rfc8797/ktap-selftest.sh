@@ -161,6 +161,18 @@ f=$tmp/mixed.ktap
 fixture "$f" mixed 'ktap_begin mixed; pass a; skip b "no device"; ktap_finished' >/dev/null
 expect "check.sh: a pass and a skip" "exit 0 1 skipped (not counted as passed) 1 passed, 0 failed" \
 	"$(imported "$f" mixed)"
+f=$tmp/xfail.ktap
+fixture "$f" xfail 'ktap_begin xfail; pass a; ktap_test_xfail b "listed: NFS semantics"; ktap_finished' >/dev/null
+expect "ktap.py keeps an expected failure's directive" \
+	"ok xfail: a|ok xfail: b # XFAIL listed: NFS semantics" "$(flat "$f")"
+expect "check.sh: an expected failure is neither a pass nor a failure" \
+	"exit 0 1 failed as their lists of expected failures say (not counted as passed) 1 passed, 0 failed" \
+	"$(imported "$f" xfail)"
+f=$tmp/xfails.ktap
+fixture "$f" xfails 'ktap_begin xfails; ktap_test_xfail b "listed"; ktap_finished' >/dev/null
+expect "check.sh: expected failures only are no pass" \
+	"exit 1 1 failed as their lists of expected failures say (not counted as passed) 0 passed, 0 failed" \
+	"$(imported "$f" xfails)"
 f=$tmp/died.ktap
 fixture "$f" died 'ktap_begin died; pass a; kill -9 $$' >/dev/null
 expect "check.sh: a test that died is a failure" "exit 1 1 passed, 1 failed" \

@@ -13,6 +13,7 @@ is printed:
     ok NAME
     not ok NAME # REASON
     ok NAME # SKIP REASON
+    ok NAME # XFAIL REASON
 
 NAME is PREFIX followed by the names of the enclosing subtests and the
 test's own, joined by ": ".  A result line that closes a subtest of the
@@ -22,7 +23,10 @@ plan ("1..N") that does not match the number of results, a subtest that
 no result line closes (its test stopped early: the guest crashed, the
 script was killed), named after its last result, also when a line
 further out ends it together with the block around it.  Lines before
-the first KTAP version line are ignored.  Diagnostics that a producer
+the first KTAP version line are ignored.  A result "ok NAME # XFAIL
+REASON" (kselftest's directive: a failure its producer's list of
+expected failures names, with that list's reason) is printed with its
+directive: neither a pass nor a failure.  Diagnostics that a producer
 puts in the run's summary ("# RETRY ...": a run that was repeated,
 "# base ...": which source a run tested) are printed as they are, at
 any depth, in their order among the results.  The exit status is 0
@@ -170,7 +174,7 @@ def main(argv):
     for ok, name, directive in out:
         if ok is None:
             print(name)
-        elif directive.upper().startswith('SKIP'):
+        elif directive.upper().startswith(('SKIP', 'XFAIL')):
             print('ok %s # %s' % (name, directive))
         elif ok:
             print('ok %s' % name)

@@ -14,6 +14,10 @@
 #   ktap_test_pass NAME
 #   ktap_test_fail NAME [REASON]
 #   ktap_test_skip NAME REASON  a skip, never counted as a pass
+#   ktap_test_xfail NAME REASON a failure that the producer's list of
+#                               expected failures names, REASON the
+#                               list's: "ok N NAME # XFAIL REASON",
+#                               counted as neither pass nor failure
 #   ktap_test_result NAME CMD...
 #                               pass when CMD succeeds, else fail
 #   ktap_subtest_begin NAME [N] a nested block: its own version line,
@@ -47,7 +51,8 @@
 #                               FILE that is missing, without a version
 #                               line or without any result gives a
 #                               failed result "results" in the block.
-#   ktap_print_totals           "# totals: pass:P fail:F skip:S"
+#   ktap_print_totals           "# totals: pass:P fail:F skip:S", and
+#                               " xfail:X" when X is not 0
 #   ktap_finished               totals, then exit 0 when nothing failed
 #                               and the plan (if any) was met, else 1
 #
@@ -58,10 +63,10 @@
 # ktap.py reports it as a test that stopped early, and a plan as the
 # results missing from it.
 # Counters: KTAP_TESTNUM (results so far), KTAP_CNT_PASS, KTAP_CNT_FAIL,
-# KTAP_CNT_SKIP; KTAP_PLAN.
+# KTAP_CNT_SKIP, KTAP_CNT_XFAIL; KTAP_PLAN.
 
 KTAP_FILE="" KTAP_INDENT="" KTAP_PLAN="" KTAP_SUBTEST=""
-KTAP_TESTNUM=0 KTAP_CNT_PASS=0 KTAP_CNT_FAIL=0 KTAP_CNT_SKIP=0
+KTAP_TESTNUM=0 KTAP_CNT_PASS=0 KTAP_CNT_FAIL=0 KTAP_CNT_SKIP=0 KTAP_CNT_XFAIL=0
 KTAP_STACK=()	# the enclosing levels' state, one word each
 KTAP_SAVED_TRAP=""	# the EXIT trap the script had before its first block
 KTAP_TRAPPED=0		# 1 while ktap_exit_trap is the EXIT trap
@@ -102,6 +107,11 @@ ktap_test_skip() {
 	KTAP_CNT_SKIP=$((KTAP_CNT_SKIP + 1))
 	ktap_result ok "$1" "SKIP ${2:-skipped}"
 }
+ktap_test_xfail() {
+	KTAP_CNT_XFAIL=$((KTAP_CNT_XFAIL + 1))
+	ktap_result ok "$1" "XFAIL $2"
+}
+
 ktap_test_result() {
 	local name=$1
 	shift
@@ -118,15 +128,17 @@ ktap_ok() {
 }
 
 ktap_print_totals() {
-	ktap_line "# totals: pass:$KTAP_CNT_PASS fail:$KTAP_CNT_FAIL skip:$KTAP_CNT_SKIP"
+	local x=""
+	[ "$KTAP_CNT_XFAIL" = 0 ] || x=" xfail:$KTAP_CNT_XFAIL"
+	ktap_line "# totals: pass:$KTAP_CNT_PASS fail:$KTAP_CNT_FAIL skip:$KTAP_CNT_SKIP$x"
 }
 
 # ktap_push NAME: one level down, into the block NAME, with counters of
 # its own (ktap_pop restores the enclosing level's)
 ktap_push() {
-	KTAP_STACK+=("$KTAP_TESTNUM:$KTAP_CNT_PASS:$KTAP_CNT_FAIL:$KTAP_CNT_SKIP:$KTAP_PLAN:$KTAP_SUBTEST")
+	KTAP_STACK+=("$KTAP_TESTNUM:$KTAP_CNT_PASS:$KTAP_CNT_FAIL:$KTAP_CNT_SKIP:$KTAP_CNT_XFAIL:$KTAP_PLAN:$KTAP_SUBTEST")
 	KTAP_INDENT="$KTAP_INDENT    "
-	KTAP_TESTNUM=0 KTAP_CNT_PASS=0 KTAP_CNT_FAIL=0 KTAP_CNT_SKIP=0 KTAP_PLAN="" KTAP_SUBTEST=$1
+	KTAP_TESTNUM=0 KTAP_CNT_PASS=0 KTAP_CNT_FAIL=0 KTAP_CNT_SKIP=0 KTAP_CNT_XFAIL=0 KTAP_PLAN="" KTAP_SUBTEST=$1
 }
 
 ktap_subtest_begin() {
@@ -160,7 +172,7 @@ ktap_pop() {
 	local name=$KTAP_SUBTEST n l
 	local -a lines
 	# the enclosing level's state, its name last: it may hold ":"
-	IFS=: read -r KTAP_TESTNUM KTAP_CNT_PASS KTAP_CNT_FAIL KTAP_CNT_SKIP KTAP_PLAN \
+	IFS=: read -r KTAP_TESTNUM KTAP_CNT_PASS KTAP_CNT_FAIL KTAP_CNT_SKIP KTAP_CNT_XFAIL KTAP_PLAN \
 		KTAP_SUBTEST <<<"${KTAP_STACK[-1]}"
 	unset 'KTAP_STACK[-1]'
 	KTAP_INDENT=${KTAP_INDENT%    }
