@@ -22,6 +22,11 @@
 #   make kunit-upstream  the same suites the upstream way:
 #                   kunit.py run --arch=x86_64 --kunitconfig=net/sunrpc/xprtrdma
 #   make interop    the full matrix against Debian's stock kernel, two guests
+#   make nfstest    Debian's nfstest over NFS/RDMA, two guests: nfstest_rdma's
+#                   chunk checks (NFSv3 and v4.2, our inline defaults and
+#                   stock's 4 KiB) and the functional scripts, on our kernel
+#                   and on Debian's kernel of the base's version, each
+#                   against its list of expected failures
 #   make bench      counters, memory, timed ratios against the base (the
 #                   series' own effect) and the stock kernel, and each workload
 #                   as a fraction of the link's perftest limit (BENCH=quick:
@@ -63,7 +68,7 @@ CACHE ?= $(or $(RFC8797_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rfc8797)
 FUZZ_SECONDS ?= 600
 export RFC8797_CACHE := $(CACHE)
 
-.PHONY: all demo deps tree build build-base build-debug check check-debug kunit kunit-upstream interop bench wireshark wireshark-check wireshark-live bisect-check refresh export fuzz shell dkms help
+.PHONY: all demo deps tree build build-base build-debug check check-debug kunit kunit-upstream interop nfstest bench wireshark wireshark-check wireshark-live bisect-check refresh export fuzz shell dkms help
 
 all: demo
 
@@ -108,6 +113,9 @@ bisect-check: build
 
 interop: build
 	@$(H)/interop-matrix.sh
+
+nfstest: build
+	@$(H)/check.sh nfstest_full
 
 bench: build-base
 	@$(H)/bench/bench.sh
@@ -201,4 +209,4 @@ help:
 	@echo "                     to try the fallback"
 	@echo "  JOBS               parallel build jobs (default: nproc)"
 	@echo "  FORCE=1            make tree discards tree commits not written back"
-	@echo "Stages of check.sh: ktap bench kunit sparse postings fuzz wireshark clock e2e hostile sendqueue parallel storm interop dkms trixie (default), kunit_upstream wireshark_live"
+	@echo "Stages of check.sh: ktap bench kunit sparse postings fuzz wireshark clock e2e hostile sendqueue parallel storm interop nfstest dkms trixie (default), kunit_upstream wireshark_live nfstest_full"

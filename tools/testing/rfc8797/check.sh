@@ -5,13 +5,14 @@
 # that cannot run counts as failed, never as skipped.
 #
 #   check.sh [STAGE...]   stages: ktap bench kunit sparse postings fuzz wireshark
-#                         clock e2e hostile sendqueue parallel storm interop dkms trixie (default:
+#                         clock e2e hostile sendqueue parallel storm interop nfstest dkms trixie (default:
 #                         all, in that order; dkms on the 6.12 base only;
 #                         trixie is each base's DKMS package on Debian 13:
 #                         6.12's on trixie's 6.12, mainline's on the
 #                         backports 7.3), and
 #                         kunit_upstream (make kunit-upstream, check-debug),
-#                         wireshark_live (make wireshark-live)
+#                         wireshark_live (make wireshark-live),
+#                         nfstest_full (make nfstest)
 #
 # CHECK_BASES="mainline 6.12" (make check CHECK_BASES=...) runs the stages on each base in
 # turn, each in a run of its own, and names its results "BASE: ..."; with
@@ -36,7 +37,7 @@ resolve_base || exit 1
 check_inject
 
 stages=("$@")
-ALL_STAGES=(ktap bench kunit sparse postings fuzz wireshark clock e2e hostile sendqueue parallel storm interop)
+ALL_STAGES=(ktap bench kunit sparse postings fuzz wireshark clock e2e hostile sendqueue parallel storm interop nfstest)
 # the DKMS packages: 6.12's (Debian 12 and 13's 6.12, both stages) and
 # mainline's (Debian 13's backports 7.3: the trixie stage alone, as
 # Debian's 7.3 headers need trixie's gcc-14)
@@ -50,7 +51,7 @@ fi
 # on Debian's kernel and the interoperability with Debian's stock 6.12,
 # and the crafted chunk lists (its Send Queue fixes are its own);
 # mainline runs everything.
-CHECK_STAGES_6_12=${CHECK_STAGES_6_12:-kunit sparse postings clock sendqueue parallel interop dkms trixie}
+CHECK_STAGES_6_12=${CHECK_STAGES_6_12:-kunit sparse postings clock sendqueue parallel interop nfstest dkms trixie}
 read -r -a bases <<<"${CHECK_BASES:-$RFC_BASE}"
 transports=${E2E_TRANSPORTS:-rxe siw}
 HOSTILE_TABLE=${HOSTILE_TABLE:-quick}	# quick or full
@@ -493,6 +494,21 @@ stage_interop() {
 	"$RFC_HARNESS/interop-matrix.sh" --quick --results-file "$f" >"$run/interop.log" 2>&1
 	import_ktap "$f"
 }
+
+# Debian's nfstest over NFS/RDMA (nfstest.sh): nfstest_rdma's chunk and
+# wire checks and the functional scripts of the set, our kernel and
+# Debian's own kernel of the base's version, each against its list of
+# expected failures (nfstest/expected/BASE/); nfstest_full (make
+# nfstest) runs the full set
+stage_nfstest() {
+	local f=$run/nfstest-${1:-check}.ktap
+	"$RFC_HARNESS/deps.sh" nfstest >"$run/nfstest-deps.log" 2>&1 ||
+		{ result "nfstest: deps" fail "deps.sh nfstest failed, see $run/nfstest-deps.log"; return; }
+	rm -f "$f"
+	"$RFC_HARNESS/nfstest.sh" --set "${1:-check}" --results-file "$f" >"$run/nfstest.log" 2>&1
+	import_ktap "$f" "" $?
+}
+stage_nfstest_full() { stage_nfstest full; }
 
 # Debian's stock kernel with our rpcrdma.ko from the DKMS package (make
 # dkms): the package, built from the prepared tree; a dkms build from it

@@ -28,15 +28,23 @@ STOCK73_PKG_VERSION=${RFC8797_STOCK73_VERSION:-$MAINLINE_PIN}
 STOCK73_KREL=${STOCK73_PKG_VERSION%%-*}+deb13-amd64
 # backports has no -unsigned image for it: the signed one boots the same
 STOCK73_IMAGE_PKG=linux-image-$STOCK73_KREL
+# Debian's nfstest (make nfstest, check.sh nfstest): trixie's, which
+# installs on bookworm (architecture all)
+NFSTEST_PIN=3.2-3
+NFSTEST_SUITE=trixie
+# BASE_DEBIAN_KERNEL: Debian's own kernel of the base's version (a
+# KERNELS name), the base without the series that nfstest compares with
 case "$RFC_BASE" in
 mainline)
 	BASE_SRC=linux-source-7.3
+	BASE_DEBIAN_KERNEL=stock-7.3
 	# the newest linux-source-7.N of these suites when the pin is gone
 	BASE_FAMILY='linux-source-7\.[0-9]+'
 	BASE_SUITES=$MAINLINE_SUITES
 	BASE_PIN=${RFC8797_BASE_PIN:-$MAINLINE_PIN} ;;
 6.12)
 	BASE_SRC=linux-source-6.12
+	BASE_DEBIAN_KERNEL=stock
 	BASE_FAMILY='linux-source-6\.12'
 	BASE_SUITES=""
 	BASE_PIN=${RFC8797_BASE_PIN:-$STOCK_PIN} ;;

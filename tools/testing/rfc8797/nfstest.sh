@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Debian's nfstest over NFS/RDMA (make nfstest, check.sh's nfstest
+# stage): for each KERNEL, two guests that boot it (two-guest.sh), an NFS
+# server (guest/interop-server.sh) and a client that runs nfstest's
+# scripts against it (guest/nfstest-client.sh), the packet traces taken
+# on the client's NIC.  Each kernel's failures are checked against its
+# expected-failures list, nfstest/expected/BASE/ours.txt or base.txt.
+#
+#   nfstest.sh [--results-file FILE] [--set check|full] [--transport rxe|siw] [KERNEL...]
+#
+# KERNEL: ours (the series) or base (Debian's own kernel of the base's
+# version, BASE_DEBIAN_KERNEL: 7.3.4 on mainline, 6.12 on 6.12); default
+# ours for --set check, both for --set full.  --set check (make check) runs nfstest_rdma (all of its tests:
+# basic, read, write; its large files of 256 KiB) over NFSv4.2 and NFSv3
+# at the kernel's default inline thresholds and, on ours, over NFSv4.2 at
+# stock's 4096/4096 as well, then NFSTEST_CHECK_SCRIPTS over NFSv4.2;
+# --set full (make nfstest) runs nfstest_rdma with nfstest's 1 MiB large
+# files, also at 4096/4096 over NFSv3, then NFSTEST_FULL_SCRIPTS.
+# NFSTEST_RUNS (RUN... as nfstest-client.sh takes them) replaces the
+# set.  Results: KTAP on stdout (and appended to FILE), one block per
+# kernel, "nfstest KERNEL"; the guests' folders beside FILE (default
+# under $CACHE/nfstest/).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+resolve_base || exit 1
+usage() { sed -n '10p' "$0" | sed 's/^#   //'; }
+out=$CACHE/nfstest/$(date +%Y%m%d-%H%M%S)-$$ file="" set=check transport=rxe
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--results-file) file=$2; out=${2%.ktap}; shift 2 ;;
+	--set) set=$2; shift 2 ;;
+	--transport) transport=$2; shift 2 ;;
+	-h | --help) usage; exit 0 ;;
+	--*) usage >&2; die "unknown option $1" ;;
+	*) break ;;
+	esac
+done
+case "$set" in check | full) ;; *) die "--set check or full, not $set" ;; esac
+if [ $# -eq 0 ] && [ "$set" = full ]; then
+	set -- ours base
+elif [ $# -eq 0 ]; then
+	set -- ours
+fi
+large=()
+[ "$set" != check ] || large=(--large 256k)
+mkdir -p "$out"
+ktap_open "$file"
+ktap_print_header
+
+# The functional scripts and their tests: those that run with one
+# client and no second host (nfstest_cache needs --client, a second
+# client reached by ssh; nfstest_lock's nctest/octest and most of
+# nfstest_delegation's recall tests too)
+NFSTEST_CHECK_SCRIPTS=${NFSTEST_CHECK_SCRIPTS:-nfstest_posix:4.2:default:all}
+NFSTEST_FULL_SCRIPTS=${NFSTEST_FULL_SCRIPTS:-$NFSTEST_CHECK_SCRIPTS}
+
+# runs KERNEL: the RUNs of this set on KERNEL (ours or base)
+runs() {
+	if [ -n "${NFSTEST_RUNS:-}" ]; then
+		echo "$NFSTEST_RUNS"
+		return
+	fi
+	local r="nfstest_rdma:4.2:default:all nfstest_rdma:3:default:all"
+	[ "$1" != ours ] || r="$r nfstest_rdma:4.2:4096/4096:all"
+	[ "$1" != ours ] || [ "$set" != full ] || r="$r nfstest_rdma:3:4096/4096:all"
+	if [ "$set" = full ]; then
+		echo "$r $NFSTEST_FULL_SCRIPTS"
+	else
+		echo "$r $NFSTEST_CHECK_SCRIPTS"
+	fi
+}
+
+# pair_run: one attempt of the pair $k/$k in $dir (retry_spoiled)
+pair_run() {
+	local t=$SECONDS rc
+	msg "nfstest $name ($kern): $(runs "$name")$([ "$RETRY_ATTEMPT" = 1 ] || echo ", attempt $RETRY_ATTEMPT")"
+	# shellcheck disable=SC2046
+	"$RFC_HARNESS/two-guest.sh" --results "$dir" --timeout "${NFSTEST_PAIR_TIMEOUT:-3000}" \
+		--client "$RFC_HARNESS/guest/nfstest-client.sh" --server-args "--transport $transport" \
+		"$kern" "$kern" --transport "$transport" --expected "$expected" "${large[@]}" \
+		$(runs "$name") >"$dir.log" 2>&1
+	rc=$?
+	msg "  nfstest $name: exit $rc in $((SECONDS - t)) s"
+	return "$rc"
+}
+
+debian_budget "$out"
+rc=0
+for name in "$@"; do
+	case "$name" in
+	ours) kern=ours ;;
+	base) kern=$BASE_DEBIAN_KERNEL ;;
+	*) die "KERNEL: ours or base, not $name" ;;
+	esac
+	dir=$out/$name
+	expected=$RFC_HARNESS/nfstest/expected/$RFC_BASE/$name.txt
+	[ -f "$expected" ] || die "no expected-failures list $expected"
+	rm -rf "$dir"
+	RETRY_LOG=$dir.retry retry_spoiled "$dir" "stock_trouble_of $kern $kern" "nfstest $name" pair_run
+	prc=$?
+	[ ! -s "$dir.retry" ] || cat "$dir.retry"
+	ktap_subtest_file "nfstest $name" "$dir/client/tests.ktap" "$prc" || rc=1
+done
+exit $rc
