@@ -52,18 +52,19 @@ ktap_print_header
 # with one client and no second host (nfstest_cache needs --client, a
 # second client reached by ssh; so do nfstest_lock's nctest and octest
 # and most of nfstest_delegation's recall tests).  The check set leaves
-# out what takes minutes under TCG (measured 2026-11-29): nfstest_posix's
-# open (thousands of flag combinations, over 8 minutes) and chmod (144
-# s), nfstest_dio's
-# vectored_io (311 s), aligned, nonaligned, diffalign and basic (30-40 s
-# each), nfstest_lock's optest (28 s each).
+# out what takes minutes under TCG (measured 2026-11-29) and what fails
+# on every kernel: nfstest_posix's open (thousands of flag combinations,
+# over 8 minutes) and chmod (144 s), nfstest_dio's rsize and wsize
+# (listed as expected failures, 50 s), its vectored_io (311 s),
+# aligned, nonaligned, diffalign and basic (30-40 s each), and
+# nfstest_lock's optest (28 s each).
 NFSTEST_POSIX_QUICK=access,chdir,close,closedir,creat,fcntl,fdatasync,fstat,fstatvfs,fsync
 NFSTEST_POSIX_QUICK=$NFSTEST_POSIX_QUICK,link,lseek,lstat,mkdir,mmap,munmap,opendir,read,readdir
 NFSTEST_POSIX_QUICK=$NFSTEST_POSIX_QUICK,readlink,rename,rewinddir,rmdir,seekdir,stat,statvfs
 NFSTEST_POSIX_QUICK=$NFSTEST_POSIX_QUICK,symlink,sync,telldir,unlink,write
 NFSTEST_CHECK_SCRIPTS=${NFSTEST_CHECK_SCRIPTS:-nfstest_posix:4.2:default:$NFSTEST_POSIX_QUICK
 nfstest_lock:4.2:default:btest01,nptest01,nptest02,nptest03,nptest04
-nfstest_dio:4.2:default:eof,correctness,fstat,read,read_ahead,rsize,wsize}
+nfstest_dio:4.2:default:eof,correctness,fstat,read,read_ahead}
 NFSTEST_FULL_SCRIPTS=${NFSTEST_FULL_SCRIPTS:-nfstest_posix:4.2:default:all
 nfstest_lock:4.2:default:btest01,nptest01,nptest02,nptest03,nptest04,optest01,optest02,optest03,optest04,optest05,optest06,optest07,optest08,optest09
 nfstest_dio:4.2:default:all
