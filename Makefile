@@ -189,7 +189,7 @@ help:
 	@echo "                     nfstest_rdma:4.2:default:all nfstest_posix:4.2:8192/8192:read,write"
 	@echo "  NFSTEST_CHECK_SCRIPTS, NFSTEST_FULL_SCRIPTS  the functional scripts' runs of the check"
 	@echo "                     and full sets (default: see nfstest.sh)"
-	@echo "  NFSTEST_PAIR_TIMEOUT  seconds a pair of nfstest guests may take (default 3000)"
+	@echo "  NFSTEST_PAIR_TIMEOUT  seconds a pair of nfstest guests may take (default 1800, full set 7200)"
 	@echo "  DEBIAN_RETRIES     how often a guest (pair) that Debian's kernel crashed, ours not,"
 	@echo "                     runs again (default 2); DEBIAN_RUN_RETRIES: per script run (default 3)"
 	@echo "  BENCH              make bench: full (default, under 60 minutes), quick (under 15),"

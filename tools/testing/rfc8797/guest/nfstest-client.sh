@@ -42,12 +42,12 @@
 # date).  nfstest's own output of each RUN goes to
 # /results/nfstest/BLOCK.out, its log and the packet traces of a RUN that
 # failed to /results/nfstest/BLOCK/.  A RUN still running after
-# RUN_LIMIT seconds (900; nfstest_dio's all, the longest measured, took
-# 551) is killed: a hang is a failure ("timeout").
+# RUN_LIMIT seconds (1800; nfstest_alloc's alloc and dealloc, the longest
+# measured, took 859) is killed: a hang is a failure ("timeout").
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-counters.sh"
 ktap_begin nfstest-client
-RUN_LIMIT=900
+RUN_LIMIT=1800
 transport=rxe expected="" large=()
 while [ $# -gt 0 ]; do
 	case "$1" in
