@@ -31,10 +31,10 @@ if [ "${1:-}" = dkms ] || [ "${1:-}" = trixie ]; then
 		pkgs+=("linux-headers-$k")
 	done
 fi
-# "deps.sh nfstest" (make nfstest, check.sh nfstest): what nfstest runs
-# (its traces, nfstest_rdma's basic05: nfs4_getfacl); nfstest itself
-# comes from trixie, below
-[ "${1:-}" != nfstest ] || pkgs+=(tcpdump nfs4-acl-tools)
+# "deps.sh nfstest" (make nfstest, check.sh nfstest): nfstest, the
+# pinned version of trixie (below), and what it runs (its traces,
+# nfstest_rdma's basic05: nfs4_getfacl)
+[ "${1:-}" != nfstest ] || pkgs+=("nfstest=$NFSTEST_PIN" tcpdump nfs4-acl-tools)
 # "deps.sh trixie" (check.sh trixie): the package's build tools, and
 # debootstrap for the trixie root (trixie.sh)
 [ "${1:-}" != trixie ] || pkgs+=(debootstrap)
@@ -51,28 +51,24 @@ for p in "${pkgs[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
 	[ "$(id -u)" = 0 ] || die "missing packages (${missing[*]}); run as root to install them"
+	# nfstest is not in bookworm: trixie's, downloaded through a private
+	# source list (apt_private) and installed as a file, its dependencies
+	# from the machine's own suites (architecture all)
+	for i in "${!missing[@]}"; do
+		[ "${missing[i]}" = "nfstest=$NFSTEST_PIN" ] || continue
+		d=$CACHE_ROOT/apt-$NFSTEST_SUITE/debs
+		mkdir -p "$d"
+		[ -f "$d/nfstest_${NFSTEST_PIN}_all.deb" ] ||
+			(cd "$d" && apt_private "$CACHE_ROOT/apt-$NFSTEST_SUITE" deb "$NFSTEST_SUITE" \
+				apt-get download -q "nfstest=$NFSTEST_PIN" >/dev/null) ||
+			die "apt-get download nfstest=$NFSTEST_PIN from $NFSTEST_SUITE failed"
+		missing[i]=$d/nfstest_${NFSTEST_PIN}_all.deb
+	done
 	msg "installing ${#missing[@]} packages: ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -q >/dev/null
 	apt-get install -y -q --no-install-recommends "${missing[@]}" >"${TMPDIR:-/tmp}/rfc8797-apt.log" 2>&1 ||
 		{ tail -n 20 "${TMPDIR:-/tmp}/rfc8797-apt.log"; die "apt-get install failed"; }
-fi
-# nfstest: not in bookworm; the pinned version from trixie (a private
-# source list, apt_private), installed with its dependencies from the
-# machine's own suites
-if [ "${1:-}" = nfstest ] &&
-		[ "$(dpkg-query -W -f='${Status} ${Version}' nfstest 2>/dev/null)" != "install ok installed $NFSTEST_PIN" ]; then
-	[ "$(id -u)" = 0 ] || die "nfstest $NFSTEST_PIN is missing; run as root to install it"
-	d=$CACHE_ROOT/apt-$NFSTEST_SUITE/debs
-	mkdir -p "$d"
-	[ -f "$d/nfstest_${NFSTEST_PIN}_all.deb" ] ||
-		(cd "$d" && apt_private "$CACHE_ROOT/apt-$NFSTEST_SUITE" deb "$NFSTEST_SUITE" \
-			apt-get download -q "nfstest=$NFSTEST_PIN" >/dev/null) ||
-		die "apt-get download nfstest=$NFSTEST_PIN from $NFSTEST_SUITE failed"
-	msg "installing nfstest $NFSTEST_PIN ($NFSTEST_SUITE)"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-		"$d/nfstest_${NFSTEST_PIN}_all.deb" >"${TMPDIR:-/tmp}/rfc8797-apt.log" 2>&1 ||
-		{ tail -n 20 "${TMPDIR:-/tmp}/rfc8797-apt.log"; die "apt-get install nfstest failed"; }
 fi
 [ "$BASE_PKG_VERSION" = "$BASE_PIN" ] || msg "$(base_note)"
 # The host's NFS services are not used; the guests start their own.
