@@ -324,13 +324,13 @@ retried=() nrun=0
 # cell_run: one attempt of the cell $name (the loop's variables) in $dir
 cell_run() {
 	local t=$SECONDS rc
-	msg "interop cell $name (${cvers[*]})$([ "$RETRY_ATTEMPT" = 1 ] || echo ", attempt $RETRY_ATTEMPT")"
+	msg "interop cell $name (${vers[*]})$([ "$RETRY_ATTEMPT" = 1 ] || echo ", attempt $RETRY_ATTEMPT")"
 	# RFC8797_INJECT=stock-boot-crash: only the first boot of a client on
 	# Debian's kernel crashes (two-guest.sh gives the client the inject)
 	# shellcheck disable=SC2086
 	RFC8797_INJECT=$(boot_inject kernel_is "$ckern" debian=yes) \
 		"$RFC_HARNESS/two-guest.sh" --results "$dir" "$skern" "$ckern" ${sargs:+--server-args "$sargs"} \
-		--prefix x $cargs "${cvers[@]}" >"$dir.log" 2>&1
+		--prefix x $cargs "${vers[@]}" >"$dir.log" 2>&1
 	rc=$?
 	msg "  $name: exit $rc in $((SECONDS - t)) s"
 	return "$rc"
@@ -341,7 +341,7 @@ cell_run() {
 # passed) for each version
 not_run() {
 	local v
-	for v in "${cvers[@]}"; do
+	for v in "${vers[@]}"; do
 		echo "| $name | $v | not run | | | | | | | | | $1: $2 |" >>"$table"
 		if [ "$1" = SKIP ]; then
 			ktap_test_skip "interop $name nfs$v" "$2" >&2
@@ -352,15 +352,13 @@ not_run() {
 }
 
 # cell_setup CELL: the cell's variables (name, skern, ckern, sargs,
-# cargs, expect, cvers, dir); fails when INTEROP_CELLS leaves it out;
+# cargs, expect, dir); fails when INTEROP_CELLS leaves it out;
 # sets perr and missing when it cannot run (not_run's FAIL and SKIP)
 cell_setup() {
 	local k
 	read -r name skern ckern sargs cargs expect <<<"$1"
 	# INTEROP_CELLS=REGEX: only the cells whose name matches
 	[[ "$name" =~ ${INTEROP_CELLS:-.} ]] || return 1
-	# this cell's NFS versions
-	cvers=("${vers[@]}")
 	[ "$sargs" = - ] && sargs=""
 	[ "$cargs" = - ] && cargs=""
 	dir=$out/${name//\//_}
@@ -425,7 +423,7 @@ for cell in "${cells[@]}"; do
 	for role in server client; do
 		ktap_flat "$dir/$role/tests.ktap" >"$dir/$role.results"
 	done
-	for v in "${cvers[@]}"; do
+	for v in "${vers[@]}"; do
 		col() {	# col TEST...: pass when every x-nfsV-TEST passed
 			local t st=pass
 			for t in "$@"; do
