@@ -11,10 +11,11 @@
 #
 # KERNEL: ours (the series) or base (Debian's own kernel of the base's
 # version, BASE_DEBIAN_KERNEL: 7.3.4 on mainline, 6.12 on 6.12); default
-# ours for --set check, both for --set full.  --set check (make check) runs nfstest_rdma (all of its tests:
-# basic, read, write; its large files of 256 KiB) over NFSv4.2 and NFSv3
-# at the kernel's default inline thresholds and, on ours, over NFSv4.2 at
-# stock's 4096/4096 as well, then NFSTEST_CHECK_SCRIPTS over NFSv4.2;
+# ours for --set check, both for --set full.  --set check (make check)
+# runs nfstest_rdma (all of its tests: basic, read, write; its large
+# files of 256 KiB) over NFSv4.2 and NFSv3 at the kernel's default
+# inline thresholds and, on ours, over NFSv4.2 at stock's 4096/4096 as
+# well, then NFSTEST_CHECK_SCRIPTS over NFSv4.2;
 # --set full (make nfstest) runs nfstest_rdma with nfstest's 1 MiB large
 # files, also at 4096/4096 over NFSv3, then NFSTEST_FULL_SCRIPTS.
 # NFSTEST_RUNS (RUN... as nfstest-client.sh takes them) replaces the

@@ -141,8 +141,9 @@ for run in "$@"; do
 		client_set max_inline_write "${inline%/*}" && client_set max_inline_read "${inline#*/}" ||
 			{ fail "$block-inline" "rdma_max_inline_write/read refused $inline"; ktap_subtest_end; continue; }
 	fi
-	log "$block: client inline thresholds write $(cat /proc/sys/sunrpc/rdma_max_inline_write)" \
-		"read $(cat /proc/sys/sunrpc/rdma_max_inline_read)"
+	read -r w </proc/sys/sunrpc/rdma_max_inline_write
+	read -r r </proc/sys/sunrpc/rdma_max_inline_read
+	log "$block: client inline thresholds write $w read $r"
 	tmp=/tmp/nfstest/$block
 	mkdir -p "$tmp"
 	args=()
@@ -158,8 +159,8 @@ for run in "$@"; do
 	n=$KTAP_TESTNUM
 	nfstest_blocks "/results/nfstest/$block.out" "$block"
 	if [ "$script" = nfstest_rdma ]; then
-		nfstest_way "/results/nfstest/$block.out" write02 WRITE "$(cat /proc/sys/sunrpc/rdma_max_inline_write)"
-		nfstest_way "/results/nfstest/$block.out" read02 READ "$(cat /proc/sys/sunrpc/rdma_max_inline_read)"
+		nfstest_way "/results/nfstest/$block.out" write02 WRITE "$w"
+		nfstest_way "/results/nfstest/$block.out" read02 READ "$r"
 	fi
 	case $rc in
 	0 | 1) [ "$KTAP_TESTNUM" -gt "$n" ] ||
