@@ -179,4 +179,19 @@ expect "check.sh: a test that died is a failure" "exit 1 1 passed, 1 failed" \
 	"$(imported "$f" died)"
 expect "check.sh: a missing results file is a failure" "exit 1 0 passed, 1 failed" \
 	"$(imported "$tmp/none.ktap" none)"
+
+# make check builds a base's test kernel only when check.sh --needs-kernel
+# says that base's stages need it
+needs() {
+	RFC8797_BASE=$1 RFC8797_BASE_RESOLVED="" CHECK_BASES=$2 CHECK_STAGES_6_12=${3:-dkms} \
+		"$RFC_HARNESS/check.sh" --needs-kernel "${@:4}" >/dev/null 2>&1
+	echo $?
+}
+expect "check.sh --needs-kernel: mainline beside 6.12" 0 "$(needs mainline "mainline 6.12")"
+expect "check.sh --needs-kernel: 6.12 beside mainline, dkms alone" 1 "$(needs 6.12 "mainline 6.12")"
+expect "check.sh --needs-kernel: 6.12 beside mainline, with sparse" 0 \
+	"$(needs 6.12 "mainline 6.12" "dkms sparse")"
+expect "check.sh --needs-kernel: 6.12 alone, every stage" 0 "$(needs 6.12 6.12)"
+expect "check.sh --needs-kernel: stages named, none boots ours" 1 \
+	"$(needs 6.12 6.12 dkms dkms trixie fuzz)"
 ktap_finished
