@@ -42,7 +42,7 @@
  *	line with every octet the READ returned.
  *
  *   cm-peer listen ADDR PORT --data HEX [--hold SEC] [--timeout SEC]
- *			[--reply-inv own|other|stray|RKEY]
+ *			[--reply-inv own|other|stray|stray-write|RKEY]
  *	Passive side (the role of an NFS server): listen on ADDR:PORT,
  *	print the Private Data of the first connect request, accept it
  *	with the given Private Data, wait for ESTABLISHED, hold, then
@@ -53,8 +53,11 @@
  *	call with a Reply chunk gets the same reply by Send With
  *	Invalidate: "own" invalidates that chunk's rkey, "other" that
  *	rkey with its key octet changed, "stray" the chunk's rkey in a
- *	reply to an xid no call used; a number RKEY answers the very
- *	first call by Send With Invalidate of RKEY.
+ *	reply to an xid no call used, "stray-write" the same followed by
+ *	an RDMA Write of up to 64 octets to that Reply chunk (a "write"
+ *	line: whether the invalidated MR could still be written) and,
+ *	when it succeeded, a plain reply to the call; a number RKEY
+ *	answers the very first call by Send With Invalidate of RKEY.
  *
  * HEX is an even number of hex digits ("" for no Private Data); ':',
  * '.', '-', '_' and blanks between octets are ignored.  At most 255
@@ -166,7 +169,7 @@ struct opts {
 	const char *call_name;	/* writelist, read: the file to READ */
 	size_t read_len;	/* --call read:OFFSET:LEN:NAME, or 0 */
 	uint64_t read_off;
-	enum { INV_RKEY, INV_OWN, INV_OTHER, INV_STRAY } reply_inv_mode;
+	enum { INV_RKEY, INV_OWN, INV_OTHER, INV_STRAY, INV_STRAY_WRITE } reply_inv_mode;
 	uint32_t inv_rkey;
 };
 
@@ -197,7 +200,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s connect ADDR PORT --data HEX [--hold SEC] [--timeout SEC]\n"
 		"       %s listen ADDR PORT --data HEX [--hold SEC] [--timeout SEC]\n"
-		"                 [--reply-inv own|other|stray|RKEY]\n"
+		"                 [--reply-inv own|other|stray|stray-write|RKEY]\n"
 		"       (connect only: [--call readdir|null:SIZE|readlist:N|writelist:N:NAME|\n"
 		"                               read:OFFSET:LEN:NAME])\n"
 		"\n"
@@ -210,7 +213,9 @@ static void usage(FILE *f)
 		"(default 10 s).  --reply-inv answers RPC calls: NULL-like calls by\n"
 		"Send, the first with a Reply chunk by Send With Invalidate of its\n"
 		"rkey (own), of that rkey with another key octet (other), or of its\n"
-		"rkey under an unused xid (stray); RKEY: the first call, that rkey.\n"
+		"rkey under an unused xid (stray), the same then an RDMA Write to\n"
+		"that chunk, printed as a write line, and the call's own reply\n"
+		"(stray-write); RKEY: the first call, that rkey.\n"
 		"--call readdir sends one NFSv4.0 READDIR of the export root inline,\n"
 		"without chunks, and prints the server's reply as an rpc-reply line;\n"
 		"--call null:SIZE an NFSv4 NULL call padded to SIZE octets;\n"
@@ -640,6 +645,47 @@ static int send_reply(struct conn *c, uint32_t xid, uint32_t credits,
 }
 
 /*
+ * --reply-inv stray-write, after the stray invalidation: RDMA Write
+ * @len octets (0xa5) to the Reply chunk segment @rkey/@off, as a server
+ * answering the call through its Reply chunk would, and print
+ * "write rkey=RKEY len=LEN status=STATUS": whether the MR the stray
+ * Send With Invalidate named could still be written.
+ */
+static int write_chunk(struct conn *c, uint32_t rkey, uint64_t off,
+		       uint32_t len, double deadline)
+{
+	uint8_t *src = c->buf + (size_t)NR_RECV * BUF_SIZE;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)src, .length = len, .lkey = c->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = NR_RECV + 1,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_wc wc;
+	int ret;
+
+	memset(src, 0xa5, len);
+	wr.wr.rdma.remote_addr = off;
+	wr.wr.rdma.rkey = rkey;
+	if (ibv_post_send(c->id->qp, &wr, &bad)) {
+		perror("ibv_post_send");
+		return EXIT_RPC;
+	}
+	do {
+		ret = poll_one(c, deadline, &wc, NULL);
+		if (ret)
+			return ret;
+	} while (wc.wr_id != NR_RECV + 1);
+	printf("write rkey=0x%08x len=%u status=%s\n", rkey, len,
+	       ibv_wc_status_str(wc.status));
+	return wc.status == IBV_WC_SUCCESS ? 0 : EXIT_RPC;
+}
+
+/*
  * --reply-inv: answer the client's calls.  The RPC-over-RDMA header
  * (RFC 8166 section 4.2) is xid, vers, credits, proc, then the Read
  * list, the Write list and the Reply chunk.  Each call must be an
@@ -652,12 +698,17 @@ static int send_reply(struct conn *c, uint32_t xid, uint32_t credits,
  *          key octet changed (the same MR on a device that ignores the
  *          key, an invalid rkey on one that checks it)
  *   stray  an xid no call used, Send With Invalidate of its rkey
+ *   stray-write  the same, then an RDMA Write to that Reply chunk
+ *          (write_chunk) and, when the Write succeeds, a plain reply to
+ *          the call: what a server answering the call through its
+ *          Reply chunk meets after a late reply invalidated it
  *   RKEY   its own xid, Send With Invalidate of RKEY
  */
 static int answer_calls(struct conn *c, const struct opts *o)
 {
 	double deadline = now() + o->timeout;
-	uint32_t xid, vers, credits, proc, handle, rkey;
+	uint32_t xid, vers, credits, proc, handle, rkey, seglen;
+	uint64_t segoff;
 	struct ibv_wc wc;
 	uint8_t *call;
 	bool chunk;
@@ -723,7 +774,19 @@ static int answer_calls(struct conn *c, const struct opts *o)
 			rkey ^= 0xff;
 		if (o->reply_inv_mode == INV_STRAY)
 			xid ^= 0x80000000;
-		return send_reply(c, xid, credits, true, rkey, deadline);
+		if (o->reply_inv_mode != INV_STRAY_WRITE)
+			return send_reply(c, xid, credits, true, rkey, deadline);
+		/* the first segment: handle, length, 64-bit offset */
+		seglen = get32(call + 36);
+		segoff = (uint64_t)get32(call + 40) << 32 | get32(call + 44);
+		ret = send_reply(c, xid ^ 0x80000000, credits, true, rkey,
+				 deadline);
+		if (!ret)
+			ret = write_chunk(c, rkey, segoff,
+					  seglen < 64 ? seglen : 64, deadline);
+		if (!ret)
+			ret = send_reply(c, xid, credits, false, 0, deadline);
+		return ret;
 	}
 }
 
@@ -1232,6 +1295,8 @@ int main(int argc, char **argv)
 				o.reply_inv_mode = INV_OTHER;
 			else if (!strcmp(optarg, "stray"))
 				o.reply_inv_mode = INV_STRAY;
+			else if (!strcmp(optarg, "stray-write"))
+				o.reply_inv_mode = INV_STRAY_WRITE;
 			if (o.reply_inv_mode != INV_RKEY)
 				break;
 			errno = 0;
