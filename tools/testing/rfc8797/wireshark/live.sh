@@ -76,6 +76,19 @@ results=$(cd "$results" && pwd)
 ktap_print_header
 
 
+# cm_status_name N: the dissector's name of the parse outcome the client
+# reports in its sysfs xprt_info as rdma_cm_status, a number (rpcctl
+# reads every value there with int())
+cm_status_name() {
+	case "$1" in
+	0) echo found ;;
+	1) echo absent ;;
+	2) echo truncated ;;
+	3) echo bad-version ;;
+	*) echo "$1" ;;
+	esac
+}
+
 # connections PCAP: "REQ REP" frame numbers of every RPC-over-RDMA
 # connection (a CM REQ or MPA Request to the NFS/RDMA port that a REP or
 # MPA Reply answered), in the order of the requests; then one line
@@ -155,7 +168,7 @@ expectations() {
 			fi
 			if [ -n "$(field rdma_cm_status "$c")" ]; then
 				echo "link.pcap $q r=$(field rdma_client_r "$c") send=$(field rdma_client_send "$c") recv=$(field rdma_client_recv "$c") # client's view"
-				echo "link.pcap $p outcome=$(field rdma_cm_status "$c") offset=$(field rdma_cm_offset "$c") r=$(field rdma_server_r "$c") send=$(field rdma_server_send "$c") recv=$(field rdma_server_recv "$c") c2s=$(field rdma_c2s "$c") s2c=$(field rdma_s2c "$c") rneg=$(field rdma_r "$c") # client's view"
+				echo "link.pcap $p outcome=$(cm_status_name "$(field rdma_cm_status "$c")") offset=$(field rdma_cm_offset "$c") r=$(field rdma_server_r "$c") send=$(field rdma_server_send "$c") recv=$(field rdma_server_recv "$c") c2s=$(field rdma_c2s "$c") s2c=$(field rdma_s2c "$c") rneg=$(field rdma_r "$c") # client's view"
 				thr=${thr:-"thr-c2s=$(field rdma_c2s "$c") thr-s2c=$(field rdma_s2c "$c")"}
 			fi
 			if [ -n "$neg" ]; then
