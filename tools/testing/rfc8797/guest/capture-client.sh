@@ -57,14 +57,14 @@ PEER=$CM_PEER
 M=f6ab0e18
 T=/sys/kernel/tracing
 
-# server_view TAG: the server's snapshot line (see interop-server.sh),
+# server_snapshot TAG: the server's snapshot line (see interop-server.sh),
 # asked for again when no answer came (a TCG guest's clock can leap
 # past the read's time limit on a busy host)
-server_view() {
+server_snapshot() {
 	local ans="" try
 	for ((try = 0; try < 3; try++)); do
 		ans=$(server_ask "$1") && break
-		log "server_view $1: no answer, asking again"
+		log "server_snapshot $1: no answer, asking again"
 	done
 	[ -n "$ans" ] || fail "capture-view-$1" "no answer from the server guest"
 	echo "$1 server: ${ans#*| }" | tee -a /results/views.txt
@@ -73,7 +73,7 @@ server_view() {
 # views TAG: both peers' views of the connection that is up now
 views() {
 	local f
-	server_view "$1"
+	server_snapshot "$1"
 	for f in /sys/kernel/sunrpc/xprt-switches/*/xprt-*/xprt_info; do
 		[ "$(cat "${f%/*}/dstaddr" 2>/dev/null)" = "$SERVER_ADDR" ] || continue
 		echo "$1 client: $(grep '^rdma_' "$f" | paste -sd ' ')" | tee -a /results/views.txt
@@ -168,7 +168,7 @@ row() {
 	else
 		echo "$name peer: $(grep -m1 '^event=' /tmp/peer.out | cut -c1-80)" | tee -a /results/views.txt
 	fi
-	server_view "$name"
+	server_snapshot "$name"
 	kill -TERM $pid 2>/dev/null
 	wait $pid
 	sleep 1

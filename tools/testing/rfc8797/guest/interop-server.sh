@@ -29,13 +29,13 @@
 #   mem-mark SIZE...   start counting the kmallocs of these sizes
 #   mem SIZE           "mem recv=N:OCTETS send=N:OCTETS max_requests=M":
 #                      the Receive and Send buffers of SIZE octets svcrdma
-#                      allocated since the mark (guest/lib.sh kmalloc_*)
+#                      allocated since the mark (lib-nfs.sh kmalloc_*)
 #   counters           "counters send_inv=A send_plain=B SQ=S" as in a
 #                      snapshot, once they have stopped moving (svcrdma
 #                      counts a Send when it completes, a little after
 #                      the client has the reply), without the rest of a
 #                      snapshot, then the server's link counters
-#                      (guest/lib.sh link_counts) and its CPU time, read
+#                      (lib-counters.sh link_counts) and its CPU time, read
 #                      when asked (cpu_counts), and nfsd's RPC count and
 #                      its reply cache hits (retransmissions), "nfsd_rpcs=N
 #                      nfsd_rc_hits=N": make bench asks before and after

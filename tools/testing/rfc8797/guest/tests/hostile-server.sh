@@ -322,7 +322,7 @@ wait_no_conns || fail call-no-connection-left "still listed: $(conns)"
 
 # the server still serves an ordinary client, with the usual negotiation
 MNT=/mnt/hostile
-server_view() {
+negotiated_after() {
 	local line cw cr
 	line=$(conns)
 	# our client advertises its rdma_max_inline_write/_read and R
@@ -335,7 +335,7 @@ server_view() {
 		fail nfs-after-negotiated "$line"
 	fi
 }
-nfs_after server_view
+nfs_after negotiated_after
 
 check_dmesg dmesg-clean
 ktap_finished

@@ -76,7 +76,7 @@ rm -f /tmp/stop
 fio_loop &
 fio_pid=$!
 
-conns() { mstat $mnt connects; }
+client_connects() { mstat $mnt connects; }
 inject() {	# inject client|server: arm fail_sunrpc for one fault
 	echo 0 >$F/probability
 	if [ "$1" = client ]; then
@@ -98,7 +98,7 @@ disarm() { echo 0 >$F/probability; echo 0 >$F/times 2>/dev/null; }
 # wait_reconnect OLD: until the connect count exceeds OLD and the
 # transport carries traffic again
 # shellcheck disable=SC2317 # run by slowwait
-reconnected() { [ "$(conns)" -gt "$1" ] 2>/dev/null; }
+reconnected() { [ "$(client_connects)" -gt "$1" ] 2>/dev/null; }
 wait_reconnect() { SLOWWAIT_INTERVAL=0.5 slowwait $((60 * slow)) reconnected "$1"; }
 
 sizes=(4096 65536 1024 16384 8192)
@@ -113,7 +113,7 @@ while [ "$n" -lt "$want" ] && [ "$tries" -lt $((want * 2)) ]; do
 	4) kind=sizes ;;
 	0) kind=restart ;;
 	esac
-	before=$(conns)
+	before=$(client_connects)
 	case "$kind" in
 	client|server)
 		inject "$kind" ;;
@@ -132,7 +132,7 @@ while [ "$n" -lt "$want" ] && [ "$tries" -lt $((want * 2)) ]; do
 	if wait_reconnect "$before"; then
 		n=$((n + 1))
 		done_kind[$kind]=$((${done_kind[$kind]:-0} + 1))
-		log "fault $tries ($kind): reconnected, connect count $before -> $(conns)"
+		log "fault $tries ($kind): reconnected, connect count $before -> $(client_connects)"
 		if [ "$kind" = sizes ]; then
 			got="$(xprt_info c2s) $(xprt_info s2c)"
 			exp="$((s < 16384 ? s : 16384)) $s"
@@ -140,7 +140,7 @@ while [ "$n" -lt "$want" ] && [ "$tries" -lt $((want * 2)) ]; do
 				"client advertised $s/$s to a 16384/16384 server: c2s s2c '$got', expected '$exp'"
 		fi
 	else
-		fail "storm-fault-$tries-$kind" "no reconnect within $((60 * slow)) s (connect count still $(conns))"
+		fail "storm-fault-$tries-$kind" "no reconnect within $((60 * slow)) s (connect count still $(client_connects))"
 	fi
 	disarm
 	sleep 1
@@ -152,7 +152,7 @@ disarm
 for k in client server link sizes restart; do kinds="$kinds $k=${done_kind[$k]:-0}"; done
 [ "$n" -ge "$want" ] && pass "storm-disconnects-$want" ||
 	fail "storm-disconnects-$want" "only $n of $want faults were followed by a reconnect ($tries tried)"
-log "disconnects survived: $n (${kinds# }), connect count $(conns)"
+log "disconnects survived: $n (${kinds# }), connect count $(client_connects)"
 echo "disconnects=$n$kinds" >/results/storm.txt
 
 rounds=$(grep -c . /tmp/rounds)
