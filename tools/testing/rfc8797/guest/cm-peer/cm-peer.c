@@ -585,6 +585,25 @@ static int poll_one(struct conn *c, double deadline, struct ibv_wc *wc,
 	}
 }
 
+/* Post @wr, signaled, and wait for its completion into @wc */
+static int post_and_wait(struct conn *c, struct ibv_send_wr *wr,
+			 double deadline, struct ibv_wc *wc)
+{
+	struct ibv_send_wr *bad;
+	int ret;
+
+	if (ibv_post_send(c->id->qp, wr, &bad)) {
+		perror("ibv_post_send");
+		return EXIT_RPC;
+	}
+	do {
+		ret = poll_one(c, deadline, wc, NULL);
+		if (ret)
+			return ret;
+	} while (wc->wr_id != wr->wr_id);
+	return 0;
+}
+
 /*
  * Send an RPC-over-RDMA RDMA_MSG with empty chunk lists carrying an
  * RPC reply to @xid: MSG_ACCEPTED, AUTH_NONE verifier, SUCCESS and no
@@ -602,7 +621,7 @@ static int send_reply(struct conn *c, uint32_t xid, uint32_t credits,
 		.num_sge = 1,
 		.opcode = inv ? IBV_WR_SEND_WITH_INV : IBV_WR_SEND,
 		.send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
+	};
 	struct ibv_wc wc;
 	int ret;
 
@@ -629,15 +648,9 @@ static int send_reply(struct conn *c, uint32_t xid, uint32_t credits,
 		 */
 		wr.wr.rdma.rkey = rkey;
 	}
-	if (ibv_post_send(c->id->qp, &wr, &bad)) {
-		perror("ibv_post_send");
-		return EXIT_RPC;
-	}
-	do {
-		ret = poll_one(c, deadline, &wc, NULL);
-		if (ret)
-			return ret;
-	} while (wc.wr_id != NR_RECV);
+	ret = post_and_wait(c, &wr, deadline, &wc);
+	if (ret)
+		return ret;
 	printf("reply xid=0x%08x send=%s inv_rkey=0x%08x status=%s\n", xid,
 	       inv ? "SEND_WITH_INV" : "SEND", inv ? rkey : 0,
 	       ibv_wc_status_str(wc.status));
@@ -664,22 +677,16 @@ static int write_chunk(struct conn *c, uint32_t rkey, uint64_t off,
 		.num_sge = 1,
 		.opcode = IBV_WR_RDMA_WRITE,
 		.send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
+	};
 	struct ibv_wc wc;
 	int ret;
 
 	memset(src, 0xa5, len);
 	wr.wr.rdma.remote_addr = off;
 	wr.wr.rdma.rkey = rkey;
-	if (ibv_post_send(c->id->qp, &wr, &bad)) {
-		perror("ibv_post_send");
-		return EXIT_RPC;
-	}
-	do {
-		ret = poll_one(c, deadline, &wc, NULL);
-		if (ret)
-			return ret;
-	} while (wc.wr_id != NR_RECV + 1);
+	ret = post_and_wait(c, &wr, deadline, &wc);
+	if (ret)
+		return ret;
 	printf("write rkey=0x%08x len=%u status=%s\n", rkey, len,
 	       ibv_wc_status_str(wc.status));
 	return wc.status == IBV_WC_SUCCESS ? 0 : EXIT_RPC;
