@@ -304,14 +304,14 @@ run_meta() {
 # busy polling takes the vCPU from rxe's own work under TCG (ib_send_lat
 # polling measured the 250 Hz tick, 259 round trips/s, and hangs with
 # -e), so depth 1 is send_bw with one Send outstanding (-t 1).
-# perftest's own rates are useless here: it times itself with the TSC
-# at a frequency it calibrates against gettimeofday(), and our test
-# kernel's clocksource is jiffies (no HPET or ACPI PM timer: "tsc:
-# Marking TSC unstable"), so the calibration fails and it prints 0 or
-# inf; its duration mode, which would count in real time, refuses -e.
-# So the window is timed here, from the line perftest prints just
-# before its measured loop (the column header) to the result line
-# after it, in the guest's real time (4 ms ticks: 0.1% of 4 s).
+# perftest's own rates were useless here while our test kernels kept
+# time on jiffies (no HPET or ACPI PM timer before 2026-11-29: "tsc:
+# Marking TSC unstable"): it times itself with the TSC at a frequency
+# it calibrates against gettimeofday(), the calibration failed and it
+# printed 0 or inf; its duration mode, which would count in real time,
+# refuses -e.  So the window is timed here, from the line perftest
+# prints just before its measured loop (the column header) to the
+# result line after it, in the guest's real time.
 perftest_one() {
 	local tool=ib_$1 args out
 	args="-s $2 -n $5"
