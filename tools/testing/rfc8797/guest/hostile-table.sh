@@ -245,6 +245,32 @@ zeros() { fill "$1" 00; }
 # Helpers of both scripts, fork-free where they run per row: a process
 # costs tens of milliseconds in a TCG guest and there are 40+ rows.
 
+# listen_and_mount NAME TIMEO PEER-ARGS...: cm-peer listening with
+# PEER-ARGS ($OUT/peer.out, peer.err), then in the background a soft
+# NFSv4.2 mount against it with timeo=TIMEO (deciseconds) and one try, so
+# that it gives up soon after the listener is gone (KILL is the
+# backstop): hostile-client.sh and stray-inv.sh, as our client against
+# cm-peer (MNT, OUT, PEER).  Sets pid and mpid; fails test NAME and
+# returns 1 when cm-peer does not listen.
+listen_and_mount() {
+	local name=$1 timeo=$2
+	shift 2
+	: >$OUT/peer.out; : >$OUT/peer.err; : >$OUT/mount.out	# not the last row's
+	timeout 90 "$PEER" listen "$SERVER_ADDR" $RDMA_PORT --timeout 30 "$@" \
+		>$OUT/peer.out 2>$OUT/peer.err &
+	pid=$!
+	if ! slowwait 20 has_line $OUT/peer.out '^listening'; then
+		fail "$name" "cm-peer did not listen: $(tr '\n' ' ' <$OUT/peer.err)"
+		kill -TERM $pid 2>/dev/null
+		wait $pid
+		return 1
+	fi
+	timeout -s KILL 40 mount -t nfs -o \
+		vers=4.2,proto=rdma,port=$RDMA_PORT,soft,timeo=$timeo,retrans=1,retry=0 \
+		"$SERVER_ADDR:/" $MNT >$OUT/mount.out 2>&1 &
+	mpid=$!
+}
+
 # has_line FILE REGEX: a line of FILE matches REGEX (slowwait 30
 # has_line FILE REGEX waits for one)
 has_line() {

@@ -53,31 +53,6 @@ CLI_SENT="$CLI_SENT data=$CLI_MSG$(zeros $((OURLEN - 8)))"
 log "transport $TRANSPORT ($VIEW view), max Private Data $MAXLEN," \
 	"client R=$CLI_R send=$CLI_SEND recv=$CLI_RECV"
 
-# listen_and_mount NAME TIMEO PEER-ARGS...: cm-peer listening with
-# PEER-ARGS ($OUT/peer.out, peer.err), then in the background a soft
-# NFSv4.2 mount against it with timeo=TIMEO (deciseconds) and one try, so
-# that it gives up soon after the listener is gone (KILL is the
-# backstop).  Sets pid and mpid; fails test NAME and returns 1 when
-# cm-peer does not listen.
-listen_and_mount() {
-	local name=$1 timeo=$2
-	shift 2
-	: >$OUT/peer.out; : >$OUT/peer.err; : >$OUT/mount.out	# not the last row's
-	timeout 90 "$PEER" listen "$SERVER_ADDR" $RDMA_PORT --timeout 30 "$@" \
-		>$OUT/peer.out 2>$OUT/peer.err &
-	pid=$!
-	if ! slowwait 20 has_line $OUT/peer.out '^listening'; then
-		fail "$name" "cm-peer did not listen: $(tr '\n' ' ' <$OUT/peer.err)"
-		kill -TERM $pid 2>/dev/null
-		wait $pid
-		return 1
-	fi
-	timeout -s KILL 40 mount -t nfs -o \
-		vers=4.2,proto=rdma,port=$RDMA_PORT,soft,timeo=$timeo,retrans=1,retry=0 \
-		"$SERVER_ADDR:/" $MNT >$OUT/mount.out 2>&1 &
-	mpid=$!
-}
-
 row() {
 	local name hex=$3 st off ver fl r snd rcv c2s s2c nr pid mpid rc mrc len
 	local out=$OUT/peer.out err=$OUT/peer.err mout=$OUT/mount.out

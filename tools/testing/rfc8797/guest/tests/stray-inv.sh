@@ -49,17 +49,8 @@ trace_on $events
 log "kernel $(uname -r), transport $TRANSPORT"
 
 out=$OUT/peer.out err=$OUT/peer.err
-timeout 90 "$PEER" listen "$SERVER_ADDR" $RDMA_PORT --timeout 30 --hold 20 \
-	--data "$(cm_msg 01 01 00 00)" --reply-inv stray-write >$out 2>$err &
-pid=$!
-if ! slowwait 20 has_line $out '^listening'; then
-	fail stray-inv-setup "cm-peer did not listen: $(tr '\n' ' ' <$err)"
-	exit 1
-fi
-timeout -s KILL 60 mount -t nfs -o \
-	vers=4.2,proto=rdma,port=$RDMA_PORT,soft,timeo=20,retrans=1,retry=0 \
-	"$SERVER_ADDR:/" $MNT >$OUT/mount.out 2>&1 &
-mpid=$!
+listen_and_mount stray-inv-setup 20 --hold 20 --data "$(cm_msg 01 01 00 00)" \
+	--reply-inv stray-write || exit 1
 slowwait 40 has_line $out '^write ' && slowwait 20 has_line $T/trace xprtrdma_disconnect
 kill -TERM $pid 2>/dev/null
 wait $pid
