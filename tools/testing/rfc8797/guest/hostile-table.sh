@@ -268,6 +268,7 @@ listen_and_mount() {
 	timeout -s KILL 40 mount -t nfs -o \
 		vers=4.2,proto=rdma,port=$RDMA_PORT,soft,timeo=$timeo,retrans=1,retry=0 \
 		"$SERVER_ADDR:/" $MNT >$OUT/mount.out 2>&1 &
+	# shellcheck disable=SC2034	# the caller's
 	mpid=$!
 }
 

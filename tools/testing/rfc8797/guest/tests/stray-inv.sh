@@ -29,6 +29,7 @@
 #   dmesg-clean
 # and, as information, the client's view of the stray reply (its
 # rpcrdma trace events) and the order of events.
+# shellcheck disable=SC2154	# pid and mpid: listen_and_mount's (hostile-table.sh)
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../hostile-table.sh"
 
