@@ -27,6 +27,11 @@
 #                   stock's 4 KiB) and the functional scripts, on our kernel
 #                   and on Debian's kernel of the base's version, each
 #                   against its list of expected failures
+#   make fstests    fstests over NFS/RDMA in one guest (VERS=3|4.1|4.2,
+#                   TRANSPORT=rxe|siw, KERNEL=ours|base, GROUP=quick or a
+#                   list of tests, FSTESTS_BUDGET=seconds): resumes where
+#                   the last run of the same kernel stopped, checks the
+#                   failures against fstests/expunges/ (fstests.sh)
 #   make bench      counters, memory, timed ratios against the base (the
 #                   series' own effect) and the stock kernel, and each workload
 #                   as a fraction of the link's perftest limit (BENCH=quick:
@@ -67,7 +72,7 @@ CACHE ?= $(or $(RFC8797_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rfc8797)
 FUZZ_SECONDS ?= 600
 export RFC8797_CACHE := $(CACHE)
 
-.PHONY: all demo deps tree build build-base build-debug check check-debug kunit kunit-upstream interop nfstest bench wireshark wireshark-check wireshark-live bisect-check refresh export fuzz shell dkms help
+.PHONY: all demo deps tree build build-base build-debug check check-debug kunit kunit-upstream interop nfstest fstests bench wireshark wireshark-check wireshark-live bisect-check refresh export fuzz shell dkms help
 
 all: demo
 
@@ -117,6 +122,16 @@ interop: build
 
 nfstest: build
 	@$(H)/check.sh nfstest_full
+
+VERS ?= 4.2
+TRANSPORT ?= rxe
+KERNEL ?= ours
+GROUP ?= quick
+fstests: $(if $(filter base,$(KERNEL)),build-base,build)
+	@$(H)/fstests.sh run --vers $(VERS) --transport $(TRANSPORT) --kernel $(KERNEL) \
+		$(if $(findstring /,$(GROUP)),--tests "$(GROUP)",--group $(GROUP)) \
+		$(if $(FSTESTS_BUDGET),--budget $(FSTESTS_BUDGET)) \
+		--results-file $(CACHE)/$(BASE)/fstests/$(KERNEL)-nfs$(VERS)-$(TRANSPORT).ktap
 
 bench: build-base
 	@$(H)/bench/bench.sh
@@ -192,6 +207,12 @@ help:
 	@echo "  NFSTEST_CHECK_SCRIPTS, NFSTEST_FULL_SCRIPTS  the functional scripts' runs of the check"
 	@echo "                     and full sets (default: see nfstest.sh)"
 	@echo "  NFSTEST_PAIR_TIMEOUT  seconds a pair of nfstest guests may take (default 1800, full set 7200)"
+	@echo "  VERS, TRANSPORT, KERNEL, GROUP  make fstests: NFS version (4.2), rxe or siw, ours or"
+	@echo "                     base, a group (quick) or a list of tests (\"generic/001 generic/013\")"
+	@echo "  FSTESTS_BUDGET     make fstests: seconds after which no guest starts more tests"
+	@echo "  FSTESTS_SRC        fstests' source, a checkout or tarball (default: the snapshot in"
+	@echo "                     ../shared/third-party, else a clone of upstream)"
+	@echo "  FSTESTS_SMOKE      check's fstests stage: its tests (default: see check.sh)"
 	@echo "  DEBIAN_RETRIES     how often a guest (pair) that Debian's kernel crashed, ours not,"
 	@echo "                     runs again (default 2); DEBIAN_RUN_RETRIES: per script run (default 3)"
 	@echo "  BENCH              make bench: full (default, under 60 minutes), quick (under 15),"

@@ -35,6 +35,12 @@ fi
 # pinned version of trixie (below), and what it runs (its traces,
 # nfstest_rdma's basic05: nfs4_getfacl)
 [ "${1:-}" != nfstest ] || pkgs+=("nfstest=$NFSTEST_PIN" tcpdump nfs4-acl-tools)
+# "deps.sh fstests" (make fstests, check.sh fstests): fstests' build
+# dependencies (its README), and the tools its tests run in the guest,
+# which uses the host's userland
+[ "${1:-}" != fstests ] || pkgs+=(autoconf automake libtool xfslibs-dev uuid-dev
+	libacl1-dev libattr1-dev libaio-dev liburing-dev libgdbm-dev libcap-dev
+	xfsprogs attr acl quota gawk psmisc indent pkg-config)
 # "deps.sh trixie" (check.sh trixie): the package's build tools, and
 # debootstrap for the trixie root (trixie.sh)
 [ "${1:-}" != trixie ] || pkgs+=(debootstrap)

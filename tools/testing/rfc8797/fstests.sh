@@ -1,0 +1,255 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# fstests over NFS/RDMA (make fstests; check.sh's fstests stage runs the
+# smoke selection): one guest that is NFS server and client at once
+# (guest/fstests-client.sh), TEST and SCRATCH two tmpfs exports mounted
+# with proto=rdma.
+#
+#   fstests.sh source
+#   fstests.sh build
+#   fstests.sh run [--vers 3|4.1|4.2] [--transport rxe|siw] [--kernel ours|base]
+#                  [--group GROUP | --tests "TEST..."] [--budget SEC]
+#                  [--per-test SEC] [--results-file FILE]
+#
+# source: where fstests comes from, in this order: FSTESTS_SRC (a
+# checkout or a tarball); ../shared/third-party/xfstests-*.tar.xz beside
+# this repository (a snapshot of kdave/xfstests; the newest by name);
+# a clone of upstream (FSTESTS_GIT) when the machine reaches it.  Prints
+# the source, or fails with the reason none is reachable.
+# build: builds the source once into $CACHE_ROOT/fstests/ID (ID: the
+# tarball's hash, or the checkout's commit), after "deps.sh fstests";
+# prints the built tree.
+# run: the tests of GROUP (default quick: generic/ and nfs/ tests of
+# that group in fstests' group lists) or the TESTs on KERNEL (ours, the
+# series; base, the same source without it: tree.sh base) over NFS
+# version VERS and TRANSPORT (default 4.2 over rxe).  Every result is
+# recorded as it comes, in $CACHE/fstests/ID/KERNEL-TREE-nfsVERS-TRANSPORT
+# (TREE: the commit of the prepared tree the kernel was built from, so
+# that a result never outlives the kernel that gave it), and a later run
+# skips what is recorded: a group finishes over several runs.  Guests are
+# booted until every test has a result or --budget seconds (default: no
+# limit) are spent; a guest in which a test hangs (no result for
+# --per-test seconds, default 1800) stops and the next one goes on after
+# that test.  One progress line per test on stderr.
+# Results: KTAP on stdout (and appended to FILE), one block "fstests
+# KERNEL nfsVERS TRANSPORT" with one result per test: pass, fail
+# (fstests' reason), a skip for "not run" (fstests' reason) and for a
+# test not run yet (budget); a failure that the expunge list
+# fstests/expunges/BASE/nfs_rdma/VERS/TRANSPORT.txt names ("generic/NNN #
+# reason", kdevops's layout) is an XFAIL, a listed test that passes
+# fails (the list is out of date).  Each guest's folder, with fstests'
+# results folder, is kept in the record's folder.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+resolve_base || exit 1
+. "$RFC_HARNESS/ktap.sh"
+
+FSTESTS_GIT=${FSTESTS_GIT:-https://git.kernel.org/pub/scm/fs/xfs/xfstests-dev.git}
+
+usage() { sed -n '9,13p' "$0" | sed 's/^#   //'; }
+
+# fstests_source: FSTESTS_SRC, the shared snapshot, or a fresh clone
+fstests_source() {
+	local snap
+	if [ -n "${FSTESTS_SRC:-}" ]; then
+		[ -e "$FSTESTS_SRC" ] || { echo "FSTESTS_SRC=$FSTESTS_SRC does not exist" >&2; return 1; }
+		realpath "$FSTESTS_SRC"
+		return
+	fi
+	snap=$(find "$RFC_TOP/../shared/third-party" -maxdepth 1 -name 'xfstests-*.tar.*' 2>/dev/null |
+		sort | tail -n 1)
+	if [ -n "$snap" ]; then
+		realpath "$snap"
+		return
+	fi
+	local clone=$CACHE_ROOT/fstests/upstream
+	if [ -d "$clone/.git" ]; then
+		echo "$clone"
+		return
+	fi
+	if timeout 30 git ls-remote "$FSTESTS_GIT" HEAD >/dev/null 2>&1; then
+		mkdir -p "${clone%/*}"
+		git clone -q --depth 1 "$FSTESTS_GIT" "$clone" >&2 && echo "$clone" && return
+	fi
+	echo "no fstests source: FSTESTS_SRC is unset, no ../shared/third-party/xfstests-*.tar.* beside $RFC_TOP, and $FSTESTS_GIT is not reachable" >&2
+	return 1
+}
+
+# fstests_id SOURCE: what names its build: a tarball's hash, a
+# checkout's commit
+fstests_id() {
+	if [ -f "$1" ]; then
+		echo "tar-$(sha256sum "$1" | cut -c1-12)"
+	elif git -C "$1" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+		echo "git-$(git -C "$1" rev-parse --short=12 HEAD)$(git -C "$1" diff --quiet HEAD || echo -dirty)"
+	else
+		echo "dir-$(find "$1" -type f -newer "$1" -printf . 2>/dev/null | wc -c)-$(stat -c %Y "$1")"
+	fi
+}
+
+# fstests_build: the built tree of the source, built once
+fstests_build() {
+	local src id dst tmp
+	src=$(fstests_source) || return 1
+	id=$(fstests_id "$src")
+	dst=$CACHE_ROOT/fstests/$id
+	if [ ! -f "$dst/.built" ]; then
+		"$RFC_HARNESS/deps.sh" fstests >&2 || return 1
+		msg "building fstests from $src into $dst"
+		tmp=$dst.tmp
+		rm -rf "$tmp" "$dst"
+		mkdir -p "$tmp"
+		if [ -f "$src" ]; then
+			tar -xf "$src" -C "$tmp" --strip-components=1 || return 1
+		else
+			cp -a "$src/." "$tmp/" || return 1
+		fi
+		make -C "$tmp" -j"$JOBS" >"$tmp.log" 2>&1 ||
+			{ echo "fstests did not build, see $tmp.log" >&2; return 1; }
+		echo "$src" >"$tmp/.built"
+		mv "$tmp" "$dst"
+	fi
+	echo "$dst"
+}
+
+# group_tests TREE GROUP: the generic/ and nfs/ tests of GROUP
+group_tests() {
+	local d
+	for d in generic nfs; do
+		[ -f "$1/tests/$d/group.list" ] || continue
+		awk -v g="$2" -v d="$d" '!/^#/ { for (i = 2; i <= NF; i++) if ($i == g) { print d "/" $1; break } }' \
+			"$1/tests/$d/group.list"
+	done
+}
+
+cmd_run() {
+	local vers=4.2 transport=rxe kernel=ours group=quick tests="" budget=0 per_test=1800 file=""
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--vers) vers=$2; shift 2 ;;
+		--transport) transport=$2; shift 2 ;;
+		--kernel) kernel=$2; shift 2 ;;
+		--group) group=$2; shift 2 ;;
+		--tests) tests=$2; shift 2 ;;
+		--budget) budget=$2; shift 2 ;;
+		--per-test) per_test=$2; shift 2 ;;
+		--results-file) file=$2; shift 2 ;;
+		*) usage >&2; die "unknown argument $1" ;;
+		esac
+	done
+	case "$vers" in 3 | 4.1 | 4.2) ;; *) die "--vers 3, 4.1 or 4.2, not $vers" ;; esac
+	case "$transport" in rxe | siw) ;; *) die "--transport rxe or siw, not $transport" ;; esac
+	local tree_id
+	case "$kernel" in
+	ours) tree_id=$(git -C "$TREE" rev-parse --short=12 HEAD 2>/dev/null) ;;
+	base) tree_id=$(git -C "$TREE" rev-parse --short=12 "$BASE_TAG" 2>/dev/null) ;;
+	*) die "--kernel ours or base, not $kernel" ;;
+	esac
+	[ -n "$tree_id" ] || die "no prepared tree at $TREE (make tree)"
+	local name="fstests $kernel nfs$vers $transport"
+	ktap_open "$file"
+	ktap_print_header
+
+	local fst why
+	if ! fst=$(fstests_build 2>"$CACHE/fstests-build.err"); then
+		why=$(tail -n 1 "$CACHE/fstests-build.err")
+		ktap_test_skip "$name" "${why:-fstests did not build}"
+		return 0
+	fi
+	local -a list
+	if [ -n "$tests" ]; then
+		read -r -a list <<<"$tests"
+	else
+		mapfile -t list < <(group_tests "$fst" "$group")
+	fi
+	[ ${#list[@]} -gt 0 ] || die "no test in group $group of $fst"
+	local dir state
+	dir=$CACHE/fstests/$(basename "$fst")/$kernel-$tree_id-nfs$vers-$transport
+	state=$dir/results.txt
+	mkdir -p "$dir"
+	touch "$state"
+	local expunge=$RFC_HARNESS/fstests/expunges/$RFC_BASE/nfs_rdma/$vers/$transport.txt
+	msg "$name: ${#list[@]} tests of fstests $(basename "$fst"), results in $dir"
+
+	local start=$SECONDS t boot rc todo done_n left gt
+	local -A have
+	while :; do
+		have=()
+		while read -r t _; do have[$t]=1; done <"$state"
+		todo=$dir/todo
+		: >"$todo"
+		for t in "${list[@]}"; do [ -n "${have[$t]:-}" ] || echo "$t" >>"$todo"; done
+		[ -s "$todo" ] || break
+		done_n=$((${#list[@]} - $(wc -l <"$todo")))
+		left=0
+		if [ "$budget" != 0 ]; then
+			left=$((budget - (SECONDS - start)))
+			[ "$left" -gt 0 ] || { msg "$name: budget of $budget s spent"; break; }
+		fi
+		boot=$dir/boot-$(date +%Y%m%d-%H%M%S)
+		# the guest's own limit: the budget, or a day, and time for the
+		# last test to end and the guest to stop
+		gt=$(( (left > 0 ? left : 86400) + per_test + 300 ))
+		msg "$name: booting a guest for $(wc -l <"$todo") tests ($boot)"
+		"$RFC_HARNESS/guest.sh" --kernel "$kernel" --mem 4096 --timeout "$gt" --results "$boot" \
+			--name fstests --append "rfc8797.transport=$transport" \
+			"$RFC_HARNESS/guest/fstests-client.sh" --fstests "$fst" --vers "$vers" \
+			--list "$todo" --done "$done_n" --total "${#list[@]}" --budget "$left" \
+			--per-test "$per_test" 2>&1 | sed -un 's/.*fstests-progress: /  /p' >&2
+		rc=${PIPESTATUS[0]}
+		[ ! -f "$boot/results.txt" ] || cat "$boot/results.txt" >>"$state"
+		t=$(tail -n 1 "$boot/running" 2>/dev/null)
+		if [ "$rc" != 0 ] && [ -n "$t" ] && ! grep -q "^$t " "$state"; then
+			# the guest ended (time limit, crash) inside a test
+			echo "$t hang 0 the guest ended in it (guest.sh exit $rc, see $boot/console.log)" >>"$state"
+			msg "  $t: the guest ended in it (exit $rc)"
+		elif [ ! -s "$boot/results.txt" ]; then
+			ktap_test_fail "$name" "a guest recorded no result (guest.sh exit $rc), see $boot/console.log"
+			return 1
+		fi
+	done
+
+	# the report: one result per test of the list, in its order
+	local res reason line
+	local -A why_of res_of expunged
+	while read -r t res _ reason; do
+		res_of[$t]=$res why_of[$t]=$reason
+	done <"$state"
+	if [ -f "$expunge" ]; then
+		while read -r t line; do
+			case "$t" in "" | "#"*) continue ;; esac
+			reason=${line#*#}
+			expunged[$t]=${reason# }
+		done <"$expunge"
+	fi
+	ktap_subtest_begin "$name" "${#list[@]}"
+	for t in "${list[@]}"; do
+		res=${res_of[$t]:-}
+		reason=${why_of[$t]:-}
+		case "$res" in
+		pass)
+			if [ -n "${expunged[$t]:-}" ]; then
+				ktap_test_fail "$t" "passes, but $expunge lists it: ${expunged[$t]}"
+			else
+				ktap_test_pass "$t"
+			fi ;;
+		notrun) ktap_test_skip "$t" "not run: $reason" ;;
+		"") ktap_test_skip "$t" "no result yet (budget spent)" ;;
+		*)
+			if [ -n "${expunged[$t]:-}" ]; then
+				ktap_test_xfail "$t" "${expunged[$t]} ($res: $reason)"
+			else
+				ktap_test_fail "$t" "$res: $reason"
+			fi ;;
+		esac
+	done
+	ktap_subtest_end
+}
+
+case "${1:-}" in
+source) fstests_source ;;
+build) fstests_build ;;
+run) shift; cmd_run "$@" ;;
+-h | --help) usage ;;
+*) usage >&2; exit 2 ;;
+esac
