@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests for the client's remote invalidation policy: which rkeys
- * named by a stray Send With Invalidate make the client disconnect
- * (frwr_rkey_in_use() in frwr_ops.c).
+ * named by a stray Send With Invalidate the client traces as belonging
+ * to an MR in use (frwr_rkey_in_use() in frwr_ops.c).
  */
 
 #include <kunit/test.h>
@@ -72,8 +72,8 @@ static void frwr_rkey_in_use_test(struct kunit *test)
 	}
 
 	KUNIT_EXPECT_EQ_MSG(test, frwr_rkey_in_use(r_xprt, t->rkey), t->in_use,
-			    "rkey 0x%08x: a stray invalidation of it %s disconnect",
-			    t->rkey, t->in_use ? "must" : "must not");
+			    "rkey 0x%08x: %s in use",
+			    t->rkey, t->in_use ? "must be" : "must not be");
 }
 
 static struct kunit_case reminv_test_cases[] = {

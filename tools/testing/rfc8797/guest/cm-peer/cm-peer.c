@@ -53,10 +53,11 @@
  *	call with a Reply chunk gets the same reply by Send With
  *	Invalidate: "own" invalidates that chunk's rkey, "other" that
  *	rkey with its key octet changed, "stray" the chunk's rkey in a
- *	reply to an xid no call used, "stray-write" the same followed by
- *	an RDMA Write of up to 64 octets to that Reply chunk (a "write"
- *	line: whether the invalidated MR could still be written) and,
- *	when it succeeded, a plain reply to the call; a number RKEY
+ *	reply to an xid no call used followed by a plain reply to the
+ *	call, "stray-write" the same with an RDMA Write of up to 64
+ *	octets to that Reply chunk before the reply (a "write" line:
+ *	whether the invalidated MR could still be written; the reply is
+ *	sent only when the Write succeeded); a number RKEY
  *	answers the very first call by Send With Invalidate of RKEY.
  *
  * HEX is an even number of hex digits ("" for no Private Data); ':',
@@ -213,9 +214,9 @@ static void usage(FILE *f)
 		"(default 10 s).  --reply-inv answers RPC calls: NULL-like calls by\n"
 		"Send, the first with a Reply chunk by Send With Invalidate of its\n"
 		"rkey (own), of that rkey with another key octet (other), or of its\n"
-		"rkey under an unused xid (stray), the same then an RDMA Write to\n"
-		"that chunk, printed as a write line, and the call's own reply\n"
-		"(stray-write); RKEY: the first call, that rkey.\n"
+		"rkey under an unused xid then the call's own reply by Send (stray),\n"
+		"the same with an RDMA Write to that chunk before the reply, printed\n"
+		"as a write line (stray-write); RKEY: the first call, that rkey.\n"
 		"--call readdir sends one NFSv4.0 READDIR of the export root inline,\n"
 		"without chunks, and prints the server's reply as an rpc-reply line;\n"
 		"--call null:SIZE an NFSv4 NULL call padded to SIZE octets;\n"
@@ -704,11 +705,13 @@ static int write_chunk(struct conn *c, uint32_t rkey, uint64_t off,
  *   other  its own xid, Send With Invalidate of that rkey with the
  *          key octet changed (the same MR on a device that ignores the
  *          key, an invalid rkey on one that checks it)
- *   stray  an xid no call used, Send With Invalidate of its rkey
- *   stray-write  the same, then an RDMA Write to that Reply chunk
- *          (write_chunk) and, when the Write succeeds, a plain reply to
- *          the call: what a server answering the call through its
- *          Reply chunk meets after a late reply invalidated it
+ *   stray  an xid no call used, Send With Invalidate of its rkey,
+ *          then a plain reply to the call: does the client keep the
+ *          connection after a stray invalidation?
+ *   stray-write  the same with an RDMA Write to that Reply chunk
+ *          (write_chunk) before the reply, which is sent only when the
+ *          Write succeeds: what a server answering the call through
+ *          its Reply chunk meets after a late reply invalidated it
  *   RKEY   its own xid, Send With Invalidate of RKEY
  */
 static int answer_calls(struct conn *c, const struct opts *o)
@@ -779,18 +782,18 @@ static int answer_calls(struct conn *c, const struct opts *o)
 		rkey = handle;
 		if (o->reply_inv_mode == INV_OTHER)
 			rkey ^= 0xff;
-		if (o->reply_inv_mode == INV_STRAY)
-			xid ^= 0x80000000;
-		if (o->reply_inv_mode != INV_STRAY_WRITE)
+		if (o->reply_inv_mode == INV_OWN || o->reply_inv_mode == INV_OTHER)
 			return send_reply(c, xid, credits, true, rkey, deadline);
-		/* the first segment: handle, length, 64-bit offset */
-		seglen = get32(call + 36);
-		segoff = (uint64_t)get32(call + 40) << 32 | get32(call + 44);
 		ret = send_reply(c, xid ^ 0x80000000, credits, true, rkey,
 				 deadline);
-		if (!ret)
+		if (!ret && o->reply_inv_mode == INV_STRAY_WRITE) {
+			/* the first segment: handle, length, 64-bit offset */
+			seglen = get32(call + 36);
+			segoff = (uint64_t)get32(call + 40) << 32 |
+				 get32(call + 44);
 			ret = write_chunk(c, rkey, segoff,
 					  seglen < 64 ? seglen : 64, deadline);
+		}
 		if (!ret)
 			ret = send_reply(c, xid, credits, false, 0, deadline);
 		return ret;

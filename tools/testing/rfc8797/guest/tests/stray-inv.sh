@@ -4,8 +4,8 @@
 # Invalidate names the Reply chunk of a call that is still pending, and
 # the server then answers that call through the chunk.  Runs on any
 # kernel with rpcrdma: ours, and Debian's stock ones (guest.sh --kernel
-# stock, stock-7.3), to tell what our client's disconnect (xprtrdma:
-# "stray, MR in use: disconnect") changes against stock.
+# stock, stock-7.3), to compare our client (which traces "stray, MR in
+# use" and keeps the connection) with stock.
 #
 #   stray-inv.sh
 #
@@ -24,7 +24,8 @@
 #                          client no longer described to this peer); on
 #                          siw, whose Write completes when it is sent, the
 #                          reply Sent after it must fail instead
-#   stray-inv-disconnect   the client dropped the connection
+#   stray-inv-disconnect   the client dropped the connection (at the
+#                          failed Write at the latest)
 #   stray-inv-unmounted    nothing stays mounted
 #   dmesg-clean
 # and, as information, the client's view of the stray reply (its
