@@ -174,7 +174,7 @@ help:
 	@echo "  BASE               the base of every target: mainline (Debian's linux-source-7.3,"
 	@echo "                     default) or 6.12 (the stable line, the DKMS package)"
 	@echo "  CHECK_BASES        bases make check runs (default: \"mainline 6.12\"; BASE=6.12: 6.12 alone)"
-	@echo "  CHECK_STAGES_6_12  stages of the 6.12 base when make check runs both (default: dkms;"
+	@echo "  CHECK_STAGES_6_12  stages of the 6.12 base when make check runs both (default: dkms fstests;"
 	@echo "                     until 2026-11-29: kunit sparse postings clock sendqueue parallel"
 	@echo "                     interop nfstest dkms trixie)"
 	@echo "  E2E_TRANSPORTS     transports of the e2e, hostile and sendqueue stages (default: rxe siw)"

@@ -5,7 +5,7 @@
 # that cannot run counts as failed, never as skipped.
 #
 #   check.sh [STAGE...]   stages: ktap bench kunit sparse postings fuzz wireshark
-#                         clock e2e hostile sendqueue parallel storm interop nfstest dkms trixie (default:
+#                         clock e2e hostile sendqueue parallel storm interop nfstest fstests dkms trixie (default:
 #                         all, in that order; dkms on the 6.12 base only;
 #                         trixie is each base's DKMS package on Debian 13:
 #                         6.12's on trixie's 6.12, mainline's on the
@@ -38,7 +38,7 @@ set -uo pipefail
 resolve_base || exit 1
 check_inject
 
-ALL_STAGES=(ktap bench kunit sparse postings fuzz wireshark clock e2e hostile sendqueue parallel storm interop nfstest)
+ALL_STAGES=(ktap bench kunit sparse postings fuzz wireshark clock e2e hostile sendqueue parallel storm interop nfstest fstests)
 # the DKMS packages: 6.12's (Debian 12 and 13's 6.12, both stages) and
 # mainline's (Debian 13's backports 7.3: the trixie stage alone, as
 # Debian's 7.3 headers need trixie's gcc-14)
@@ -55,13 +55,15 @@ fi
 # minutes beside mainline's since the guests keep real time: make check
 # CHECK_STAGES_6_12="kunit sparse postings clock sendqueue parallel
 # interop nfstest dkms trixie" runs what 6.12 ran until 2026-11-29.
-CHECK_STAGES_6_12=${CHECK_STAGES_6_12:-dkms}
+CHECK_STAGES_6_12=${CHECK_STAGES_6_12:-dkms fstests}
 read -r -a bases <<<"${CHECK_BASES:-$RFC_BASE}"
 # The stages that boot or build in the base's own test kernel
 # ($CACHE/build/main): make check builds a base's kernel only when one
 # of that base's stages is here
 KERNEL_STAGES=(kunit sparse postings clock e2e hostile sendqueue parallel storm interop nfstest
 	kunit_upstream wireshark_live nfstest_full)
+# (6.12's fstests stage boots Debian's 6.12 with the DKMS package)
+[ "$RFC_BASE" = 6.12 ] || KERNEL_STAGES+=(fstests)
 # check.sh --needs-kernel [STAGE...]: exit 0 when the stages make check
 # gives this base (RFC8797_BASE; or the STAGEs) need its test kernel
 if [ "${1:-}" = --needs-kernel ]; then
@@ -534,6 +536,34 @@ stage_nfstest() {
 	import_ktap "$f" "" $?
 }
 stage_nfstest_full() { stage_nfstest full; }
+
+# fstests' smoke selection over NFSv4.2/rxe (fstests.sh; make fstests
+# runs whole groups): data paths through the RDMA transport, from the
+# quick group: fsstress (generic/013), truncate with writes (014), mmap
+# with truncate and msync (029, 030, 080), fsx buffered, O_DIRECT and
+# AIO (075, 091, 112), locks (131, and OFD locks 504), AIO with O_DIRECT
+# (207, 240), copy_file_range, NFSv4.2's server-side COPY (430, 431).
+# Their times on an idle host: 013 57 s, 075 30 s, 091 77 s, 112 26 s,
+# the others 4-15 s; the smoke took SMOKE_TIME.  On
+# mainline the test kernel of the series; on 6.12 Debian's stock 6.12
+# with the DKMS package's rpcrdma.ko, what 6.12's users install (the
+# dkms stage lays it out).  Fresh results in the run folder: make check
+# never reports a recorded one.
+FSTESTS_SMOKE=${FSTESTS_SMOKE:-generic/013 generic/014 generic/029 generic/030 generic/075
+generic/080 generic/091 generic/112 generic/131 generic/207 generic/240 generic/430 generic/431
+generic/504}
+stage_fstests() {
+	local f=$run/fstests.ktap k=ours
+	if [ "$RFC_BASE" = 6.12 ]; then
+		k=dkms
+		[ -d "$CACHE/dkms/modules-$STOCK_KREL" ] ||
+			{ result "fstests: dkms" fail "no DKMS modules for $STOCK_KREL: the dkms stage lays them out, run it first"; return; }
+	fi
+	rm -f "$f"
+	"$RFC_HARNESS/fstests.sh" run --kernel "$k" --tests "$FSTESTS_SMOKE" \
+		--record "$run/fstests" --results-file "$f" >"$run/fstests.log" 2>&1
+	import_ktap "$f" "" $?
+}
 
 # Debian's stock kernel with our rpcrdma.ko from the DKMS package (make
 # dkms): the package, built from the prepared tree; a dkms build from it

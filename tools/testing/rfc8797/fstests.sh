@@ -7,9 +7,9 @@
 #
 #   fstests.sh source
 #   fstests.sh build
-#   fstests.sh run [--vers 3|4.1|4.2] [--transport rxe|siw] [--kernel ours|base]
+#   fstests.sh run [--vers 3|4.1|4.2] [--transport rxe|siw] [--kernel ours|base|dkms]
 #                  [--group GROUP | --tests "TEST..."] [--budget SEC]
-#                  [--per-test SEC] [--results-file FILE]
+#                  [--per-test SEC] [--record DIR] [--results-file FILE]
 #
 # source: where fstests comes from, in this order: FSTESTS_SRC (a
 # checkout or a tarball); ../shared/third-party/xfstests-*.tar.xz beside
@@ -21,11 +21,13 @@
 # prints the built tree.
 # run: the tests of GROUP (default quick: generic/ and nfs/ tests of
 # that group in fstests' group lists) or the TESTs on KERNEL (ours, the
-# series; base, the same source without it: tree.sh base) over NFS
-# version VERS and TRANSPORT (default 4.2 over rxe).  Every result is
-# recorded as it comes, in $CACHE/fstests/ID/KERNEL-TREE-nfsVERS-TRANSPORT
-# (TREE: the commit of the prepared tree the kernel was built from, so
-# that a result never outlives the kernel that gave it), and a later run
+# series; base, the same source without it: tree.sh base; dkms, Debian's
+# stock kernel with the DKMS package's rpcrdma.ko, laid out by the dkms
+# stage) over NFS version VERS and TRANSPORT (default 4.2 over rxe).
+# Every result is recorded as it comes, in the folder DIR (default
+# $CACHE/fstests/ID/KERNEL-TREE-nfsVERS-TRANSPORT; TREE: the commit of
+# the prepared tree the kernel was built from, so that a result never
+# outlives the kernel that gave it), and a later run with that folder
 # skips what is recorded: a group finishes over several runs.  Guests are
 # booted until every test has a result or --budget seconds (default: no
 # limit) are spent; a guest in which a test hangs (no result for
@@ -42,6 +44,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 resolve_base || exit 1
+check_inject
 . "$RFC_HARNESS/ktap.sh"
 
 FSTESTS_GIT=${FSTESTS_GIT:-https://git.kernel.org/pub/scm/fs/xfs/xfstests-dev.git}
@@ -123,7 +126,7 @@ group_tests() {
 }
 
 cmd_run() {
-	local vers=4.2 transport=rxe kernel=ours group=quick tests="" budget=0 per_test=1800 file=""
+	local vers=4.2 transport=rxe kernel=ours group=quick tests="" budget=0 per_test=1800 file="" dir=""
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--vers) vers=$2; shift 2 ;;
@@ -133,6 +136,7 @@ cmd_run() {
 		--tests) tests=$2; shift 2 ;;
 		--budget) budget=$2; shift 2 ;;
 		--per-test) per_test=$2; shift 2 ;;
+		--record) dir=$2; shift 2 ;;
 		--results-file) file=$2; shift 2 ;;
 		*) usage >&2; die "unknown argument $1" ;;
 		esac
@@ -141,9 +145,9 @@ cmd_run() {
 	case "$transport" in rxe | siw) ;; *) die "--transport rxe or siw, not $transport" ;; esac
 	local tree_id
 	case "$kernel" in
-	ours) tree_id=$(git -C "$TREE" rev-parse --short=12 HEAD 2>/dev/null) ;;
+	ours | dkms) tree_id=$(git -C "$TREE" rev-parse --short=12 HEAD 2>/dev/null) ;;
 	base) tree_id=$(git -C "$TREE" rev-parse --short=12 "$BASE_TAG" 2>/dev/null) ;;
-	*) die "--kernel ours or base, not $kernel" ;;
+	*) die "--kernel ours, base or dkms, not $kernel" ;;
 	esac
 	[ -n "$tree_id" ] || die "no prepared tree at $TREE (make tree)"
 	local name="fstests $kernel nfs$vers $transport"
@@ -158,13 +162,13 @@ cmd_run() {
 	fi
 	local -a list
 	if [ -n "$tests" ]; then
-		read -r -a list <<<"$tests"
+		mapfile -t list < <(tr -s ' \t' '\n' <<<"$tests" | grep -v '^$')
 	else
 		mapfile -t list < <(group_tests "$fst" "$group")
 	fi
 	[ ${#list[@]} -gt 0 ] || die "no test in group $group of $fst"
-	local dir state
-	dir=$CACHE/fstests/$(basename "$fst")/$kernel-$tree_id-nfs$vers-$transport
+	local state
+	dir=${dir:-$CACHE/fstests/$(basename "$fst")/$kernel-$tree_id-nfs$vers-$transport}
 	state=$dir/results.txt
 	mkdir -p "$dir"
 	touch "$state"
@@ -192,7 +196,7 @@ cmd_run() {
 		gt=$(( (left > 0 ? left : 86400) + per_test + 300 ))
 		msg "$name: booting a guest for $(wc -l <"$todo") tests ($boot)"
 		"$RFC_HARNESS/guest.sh" --kernel "$kernel" --mem 4096 --timeout "$gt" --results "$boot" \
-			--name fstests --append "rfc8797.transport=$transport" \
+			--name fstests --append "rfc8797.transport=$transport rfc8797.inject=${RFC8797_INJECT:-}" \
 			"$RFC_HARNESS/guest/fstests-client.sh" --fstests "$fst" --vers "$vers" \
 			--list "$todo" --done "$done_n" --total "${#list[@]}" --budget "$left" \
 			--per-test "$per_test" 2>&1 | sed -un 's/.*fstests-progress: /  /p' >&2

@@ -194,4 +194,8 @@ expect "check.sh --needs-kernel: 6.12 beside mainline, with sparse" 0 \
 expect "check.sh --needs-kernel: 6.12 alone, every stage" 0 "$(needs 6.12 6.12)"
 expect "check.sh --needs-kernel: stages named, none boots ours" 1 \
 	"$(needs 6.12 6.12 dkms dkms trixie fuzz)"
+expect "check.sh --needs-kernel: 6.12's fstests boots Debian's 6.12" 1 \
+	"$(needs 6.12 "mainline 6.12" "dkms fstests")"
+expect "check.sh --needs-kernel: mainline's fstests boots ours" 0 \
+	"$(needs mainline mainline "" fstests)"
 ktap_finished

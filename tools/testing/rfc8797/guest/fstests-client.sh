@@ -21,9 +21,10 @@
 # When no test ends for --per-test seconds (default 1800), the test that
 # check announced last in the kernel log ("run fstests TEST at") is
 # recorded as a hang (/results/running: the tests check started), the
-# blocked tasks' stacks go to the console (sysrq w), and the guest stops: its mounts may be stuck, and the host boots a
-# fresh guest for the rest.  No check starts after --budget seconds
-# (default: no limit).
+# blocked tasks' stacks go to the console (sysrq w), and the script is
+# killed: the mounts may be stuck, and the host boots a fresh guest for
+# the rest.  No check starts after --budget seconds (default: no limit).
+# RFC8797_INJECT=fstests-hang stops nfsd in the first test, to see it.
 . "$(dirname "$0")/lib.sh"
 
 FSTESTS="" VERS=4.2 LIST="" DONE=0 TOTAL=0 BUDGET=0 PER_TEST=1800 CHUNK=25
@@ -108,19 +109,21 @@ dmesg -w | sed -un 's/.*run fstests \([^ ]*\) at .*/\1/p' >/results/running &
 running() { tail -n 1 /results/running; }
 
 # run_chunk TEST...: one "check" of these tests; each test's result is
-# recorded when check prints its line.  A watchdog ends the guest's run
-# when no line came for --per-test seconds: the test running then is
-# recorded as a hang, the blocked tasks' stacks go to the console.
+# recorded when check prints its line.  A watchdog ends the guest when no
+# line came for --per-test seconds: the test running then is recorded as
+# a hang, the blocked tasks' stacks go to the console, and this script is
+# killed (a test blocked on a hard mount cannot be, nor can the check
+# that waits for it)
 run_chunk() {
-	local last=$SECONDS line t secs wd
+	local last=$SECONDS line t secs wd me=$$
 	( while sleep 10; do
 		[ $((SECONDS - $(cat /tmp/fstests-last))) -lt "$PER_TEST" ] && continue
 		t=$(running)
 		echo "$t hang $PER_TEST no result after $PER_TEST s" >>/results/results.txt
-		echo "fstests-progress: [?/$TOTAL] $t hang $PER_TEST s"
+		echo "fstests-progress: [$((n + 1))/$TOTAL] $t hang $PER_TEST s (no result after $PER_TEST s)"
 		echo w >/proc/sysrq-trigger
-		pkill -TERM -f "^/bin/bash ./check" 
-		touch /tmp/fstests-hung
+		log "$t hung: ending this guest, the host boots a fresh one for the rest"
+		kill -KILL "$me"
 		exit
 	done ) &
 	wd=$!
@@ -138,8 +141,17 @@ run_chunk() {
 	done < <(./check "$@" 2>&1)
 	kill "$wd" 2>/dev/null
 	wait "$wd" 2>/dev/null
-	[ ! -e /tmp/fstests-hung ]
 }
+
+# RFC8797_INJECT=fstests-hang: nfsd stops once the first test has
+# started, so that its I/O blocks on the hard mount: the watchdog must
+# record a hang after 60 s
+# shellcheck disable=SC2153	# INJECT: guest_settings' (lib.sh)
+if [ "$INJECT" = fstests-hang ]; then
+	PER_TEST=60
+	( slowwait 600 test -s /results/running; sleep 5
+	  log "stopping nfsd on purpose (RFC8797_INJECT=fstests-hang)"; rpc.nfsd 0 ) &
+fi
 
 n=$DONE
 cd "$FSTESTS" || exit 1
@@ -149,10 +161,7 @@ for ((i = 0; i < ${#todo[@]}; i += CHUNK)); do
 		log "time budget of $BUDGET s spent: stopping before ${todo[i]}"
 		break
 	fi
-	run_chunk "${todo[@]:i:CHUNK}" || {
-		log "a test hung: stopping this guest, the host boots a fresh one for the rest"
-		break
-	}
+	run_chunk "${todo[@]:i:CHUNK}"
 done
 # the setup block closes after the tests, which ran inside it
 ktap_finished
