@@ -23,7 +23,8 @@
 #                          (a success would place data in memory the
 #                          client no longer described to this peer); on
 #                          siw, whose Write completes when it is sent, the
-#                          reply Sent after it must fail instead
+#                          client's device must answer it with a DDP
+#                          TERMINATE "invalid STag" instead (siw logs it)
 #   stray-inv-disconnect   the client dropped the connection (at the
 #                          failed Write at the latest)
 #   stray-inv-unmounted    nothing stays mounted
@@ -74,11 +75,21 @@ fi
 # which fails once the responder has torn the connection down
 wstatus=$(sed -n 's/^write .* status=\(.*\)/\1/p' $out)
 rstatus=$(sed -n '/^write /,$ s/^reply .* send=SEND inv_rkey=0x00000000 status=\(.*\)/\1/p' $out)
-case "$wstatus/$rstatus" in
-/*) fail stray-inv-write "cm-peer wrote nothing to the chunk (exit $rc)" ;;
-success/success) fail stray-inv-write "the Write to the invalidated chunk and the reply after it succeeded" ;;
-success/*) log "the Write to the chunk completed at the sender; the reply after it: $rstatus"
-	pass stray-inv-write ;;
+# (an iWARP TERMINATE of DDP, layer 1, "tagged buffer", type 1, "invalid
+# STag", code 0: only the client's device can send it here, in answer to
+# the Write, which it did not place)
+term="siw: got TERMINATE. layer 1, type 1, code 0"
+case "$TRANSPORT/$wstatus" in
+*/) fail stray-inv-write "cm-peer wrote nothing to the chunk (exit $rc)" ;;
+siw/success)
+	log "the Write to the chunk completed at the sender; the reply after it: ${rstatus:-none}"
+	if dmesg | grep -q "$term"; then
+		log "the client's device answered the Write: $term"
+		pass stray-inv-write
+	else
+		fail stray-inv-write "the client's device did not reject the Write to the invalidated chunk (no '$term')"
+	fi ;;
+*/success) fail stray-inv-write "the Write to the invalidated chunk succeeded" ;;
 *) log "the Write to the chunk: $wstatus"; pass stray-inv-write ;;
 esac
 if has_line $T/trace xprtrdma_disconnect; then
