@@ -543,8 +543,10 @@ stage_nfstest_full() { stage_nfstest full; }
 # with truncate and msync (029, 030, 080), fsx buffered, O_DIRECT and
 # AIO (075, 091, 112), locks (131, and OFD locks 504), AIO with O_DIRECT
 # (207, 240), copy_file_range, NFSv4.2's server-side COPY (430, 431).
-# Their times on an idle host: 013 57 s, 075 30 s, 091 77 s, 112 26 s,
-# the others 4-15 s; the smoke took SMOKE_TIME.  On
+# Their times alone (../shared/notes/qemu-soft-roce.md): 013 57 s, 075 30 s, 091 77 s, 112 26 s,
+# the others 4-15 s.  On 2026-11-29 the stage took 1304 s beside
+# another fstests guest and kernel builds, each test 3-5 times its idle
+# time (091 400 s, 013 367 s): not measured alone yet.  On
 # mainline the test kernel of the series; on 6.12 Debian's stock 6.12
 # with the DKMS package's rpcrdma.ko, what 6.12's users install (the
 # dkms stage lays it out).  Fresh results in the run folder: make check
@@ -552,15 +554,19 @@ stage_nfstest_full() { stage_nfstest full; }
 FSTESTS_SMOKE=${FSTESTS_SMOKE:-generic/013 generic/014 generic/029 generic/030 generic/075
 generic/080 generic/091 generic/112 generic/131 generic/207 generic/240 generic/430 generic/431
 generic/504}
+# 6.12's, to fit CI's 90 minutes: fsx buffered and AIO, locks,
+# NFSv4.2 COPY
+FSTESTS_SMOKE_6_12=${FSTESTS_SMOKE_6_12:-generic/075 generic/112 generic/131 generic/430}
 stage_fstests() {
-	local f=$run/fstests.ktap k=ours
+	local f=$run/fstests.ktap k=ours tests=$FSTESTS_SMOKE
 	if [ "$RFC_BASE" = 6.12 ]; then
-		k=dkms
+		k=dkms tests=$FSTESTS_SMOKE_6_12
 		[ -d "$CACHE/dkms/modules-$STOCK_KREL" ] ||
 			{ result "fstests: dkms" fail "no DKMS modules for $STOCK_KREL: the dkms stage lays them out, run it first"; return; }
 	fi
 	rm -f "$f"
-	"$RFC_HARNESS/fstests.sh" run --kernel "$k" --tests "$FSTESTS_SMOKE" \
+	# a hang costs ten minutes, not fstests.sh's thirty
+	"$RFC_HARNESS/fstests.sh" run --kernel "$k" --tests "$tests" --per-test 600 \
 		--record "$run/fstests" --results-file "$f" >"$run/fstests.log" 2>&1
 	import_ktap "$f" "" $?
 }
