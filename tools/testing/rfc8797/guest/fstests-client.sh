@@ -62,7 +62,7 @@ exportfs -ra || { fail fstests-exports "exportfs failed"; exit 1; }
 [ "$VERS" != 3 ] || rpc.statd 2>/dev/null || log "rpc.statd did not start"
 # the users and groups fstests' tests switch to (README: "fsgqa")
 for u in fsgqa fsgqa2 123456-fsgqa; do
-	getent passwd "$u" >/dev/null || useradd -M -U "$u" 2>/dev/null ||
+	getent passwd "$u" >/dev/null || useradd -m -U "$u" 2>/dev/null ||
 		log "useradd $u failed"
 done
 case "$VERS" in
