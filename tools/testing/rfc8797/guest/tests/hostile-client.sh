@@ -159,9 +159,11 @@ run_rows
 #              so the reply never reaches xprtrdma;
 #   0x12345678 an rkey of no MR at all, answering the NULL ping: the
 #              device fails the Receive on both transports.
-# Each case: the expected events in the client's trace, none of the
-# others, and a disconnect by the end (the mount fails on a reply
-# without results).  Whether a stray rkey names an MR in use (the
+# In the stray cases the request's MR, which the peer invalidated, gets
+# the client's own LOCAL_INV as well: it must complete without error
+# (invalidating an MR twice is harmless).  Each case: the expected
+# events in the client's trace, none of the others, and a disconnect by
+# the end (the mount fails on a reply without results).  Whether a stray rkey names an MR in use (the
 # trace's words) is also covered by the KUnit suite rpcrdma_reminv
 # (frwr_rkey_in_use()), with MRs released and never registered.
 trace_has() { grep -qE "$1" $T/trace; }
@@ -177,13 +179,14 @@ kept() {
 reminv() {
 	local name=reminv-$1 quick=$2 data=$3 mode=$4 expect=$5
 	local out=$OUT/peer.out err=$OUT/peer.err mout=$OUT/mount.out
-	local pid mpid rc handle xid cxid rkey why=""
+	local pid mpid rc handle xid cxid rkey id why=""
 
 	[ "$QUICK" = 1 ] && [ "$quick" != q ] && return
 	trace_on rpcrdma/xprtrdma_cm_private rpcrdma/xprtrdma_reply \
 		rpcrdma/xprtrdma_reply_reminv_err rpcrdma/xprtrdma_mr_reminv \
 		rpcrdma/xprtrdma_mr_localinv rpcrdma/xprtrdma_wc_receive \
-		rpcrdma/xprtrdma_disconnect sunrpc/xprt_disconnect_force
+		rpcrdma/xprtrdma_disconnect sunrpc/xprt_disconnect_force \
+		rpcrdma/xprtrdma_wc_li rpcrdma/xprtrdma_wc_li_wake rpcrdma/xprtrdma_wc_li_done
 	log "$name: --data $data --reply-inv $mode"
 	listen_and_mount "$name" 20 --data "$data" --reply-inv "$mode" --hold 20 || return
 	# every case ends with the client dropping the connection (a call
@@ -219,16 +222,22 @@ reminv() {
 		trace_has "xprtrdma_reply_reminv_err: .* xid=$xid rkey=$rkey matched, R not negotiated" ||
 			why="$why; no reply_reminv_err 'matched, R not negotiated'"
 		;;
-	stray-in-use*)
+	stray-in-use)
 		trace_has "reply_reminv_err: .* xid=$xid rkey=$rkey $INUSE, R negotiated" ||
 			why="$why; no reply_reminv_err '$INUSE' for xid=$xid rkey=$rkey"
 		! trace_has xprtrdma_mr_reminv || why="$why; an MR was taken as remotely invalidated"
 		kept "$cxid" ||
 			why="$why; the connection was not kept: no reply xid=$cxid handled before a disconnect"
-		;;&
-	stray-in-use-localinv)
-		trace_has "xprtrdma_mr_localinv: .*:$handle " ||
-			why="$why; the request's MR $handle was not invalidated locally"
+		# the request's MR, invalidated by the peer, is invalidated
+		# again by the client: that must complete without error
+		id=$(sed -n "s/.*xprtrdma_mr_localinv: .* mr.id=\([0-9]*\) .*:$handle .*/\1/p" $T/trace | head -n 1)
+		if [ -z "$id" ]; then
+			why="$why; no LOCAL_INV of the request's MR $handle"
+		elif ! slowwait 10 grep -qE "xprtrdma_wc_li(_wake|_done)?: .* mr.id=$id status=" $T/trace; then
+			why="$why; the LOCAL_INV of the request's MR $handle (mr.id=$id) did not complete"
+		elif grep -E "xprtrdma_wc_li(_wake|_done)?: .* mr.id=$id status=" $T/trace | grep -qv 'status=SUCCESS'; then
+			why="$why; the LOCAL_INV of the request's MR $handle (mr.id=$id) failed"
+		fi
 		;;
 	receive-error)
 		trace_has "xprtrdma_wc_receive: .* status=REM_INV_REQ_ERR" ||
@@ -255,7 +264,7 @@ reminv own-negotiated   -  $NOPD_R   own   matched-negotiated
 reminv own-unnegotiated q  $NOPD_NOR own   matched-unnegotiated
 reminv stray            q  $NOPD_R   stray stray-in-use
 if [ "$TRANSPORT" = siw ]; then
-	reminv other-siw - $NOPD_R other stray-in-use-localinv
+	reminv other-siw - $NOPD_R other stray-in-use
 else
 	reminv other-rxe - $NOPD_R other receive-error
 fi
