@@ -554,9 +554,11 @@ stage_nfstest_full() { stage_nfstest full; }
 FSTESTS_SMOKE=${FSTESTS_SMOKE:-generic/013 generic/014 generic/029 generic/030 generic/075
 generic/080 generic/091 generic/112 generic/131 generic/207 generic/240 generic/430 generic/431
 generic/504}
-# 6.12's, to fit CI's 90 minutes: fsx buffered and AIO, locks,
-# NFSv4.2 COPY
-FSTESTS_SMOKE_6_12=${FSTESTS_SMOKE_6_12:-generic/075 generic/112 generic/131 generic/430}
+# 6.12's, to fit CI's 90 minutes: fsx, locks, NFSv4.2 COPY.  Debian's
+# 6.12 ran fstests some three times slower than our test kernel beside
+# the same load (generic/013 1043 s against 367 s, 014 212 s against 79
+# s, 2026-11-29)
+FSTESTS_SMOKE_6_12=${FSTESTS_SMOKE_6_12:-generic/075 generic/131 generic/430}
 stage_fstests() {
 	local f=$run/fstests.ktap k=ours tests=$FSTESTS_SMOKE
 	if [ "$RFC_BASE" = 6.12 ]; then
