@@ -15,7 +15,9 @@
 # checkout or a tarball); ../shared/third-party/xfstests-*.tar.xz beside
 # this repository (a snapshot of kdave/xfstests; the newest by name);
 # a clone of upstream (FSTESTS_GIT) when the machine reaches it.  Prints
-# the source, or fails with the reason none is reachable.
+# the source, or fails with the reason none is reachable (status 2: the
+# FSTESTS_SRC named does not exist, which run reports as a failure, not
+# a skip).
 # build: builds the source once into $CACHE_ROOT/fstests/ID (ID: the
 # tarball's hash, or the checkout's commit), after "deps.sh fstests";
 # prints the built tree.
@@ -55,7 +57,7 @@ usage() { sed -n '9,13p' "$0" | sed 's/^#   //'; }
 fstests_source() {
 	local snap
 	if [ -n "${FSTESTS_SRC:-}" ]; then
-		[ -e "$FSTESTS_SRC" ] || { echo "FSTESTS_SRC=$FSTESTS_SRC does not exist" >&2; return 1; }
+		[ -e "$FSTESTS_SRC" ] || { echo "FSTESTS_SRC=$FSTESTS_SRC does not exist" >&2; return 2; }
 		realpath "$FSTESTS_SRC"
 		return
 	fi
@@ -90,10 +92,11 @@ fstests_id() {
 	fi
 }
 
-# fstests_build: the built tree of the source, built once
+# fstests_build [SOURCE]: the built tree of SOURCE (default: the one
+# fstests_source finds), built once
 fstests_build() {
-	local src id dst tmp
-	src=$(fstests_source) || return 1
+	local src=${1:-} id dst tmp
+	[ -n "$src" ] || src=$(fstests_source) || return 1
 	id=$(fstests_id "$src")
 	dst=$CACHE_ROOT/fstests/$id
 	if [ ! -f "$dst/.built" ]; then
@@ -154,11 +157,20 @@ cmd_run() {
 	ktap_open "$file"
 	ktap_print_header
 
-	local fst why
-	if ! fst=$(fstests_build 2>"$CACHE/fstests-build.err"); then
-		why=$(tail -n 1 "$CACHE/fstests-build.err")
-		ktap_test_skip "$name" "${why:-fstests did not build}"
-		return 0
+	# no source is a skip (the machine has none); a source that does
+	# not build is a failure
+	local src fst why err=$CACHE/fstests-build.err
+	mkdir -p "$CACHE"
+	src=$(fstests_source 2>"$err")
+	case $? in
+	0) ;;
+	2) ktap_test_fail "$name" "$(tail -n 1 "$err")"; return 1 ;;
+	*) ktap_test_skip "$name" "$(tail -n 1 "$err")"; return 0 ;;
+	esac
+	if ! fst=$(fstests_build "$src" 2>"$err"); then
+		why=$(tail -n 1 "$err")
+		ktap_test_fail "$name" "${why:-fstests did not build} (see $err)"
+		return 1
 	fi
 	local -a list
 	if [ -n "$tests" ]; then
