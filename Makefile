@@ -127,11 +127,13 @@ VERS ?= 4.2
 TRANSPORT ?= rxe
 KERNEL ?= ours
 GROUP ?= quick
+FSTESTS_KTAP = $(CACHE)/$(BASE)/fstests/$(KERNEL)-nfs$(VERS)-$(TRANSPORT).ktap
 fstests: $(if $(filter base,$(KERNEL)),build-base,build)
+	@rm -f $(FSTESTS_KTAP)
 	@$(H)/fstests.sh run --vers $(VERS) --transport $(TRANSPORT) --kernel $(KERNEL) \
 		$(if $(findstring /,$(GROUP)),--tests "$(GROUP)",--group $(GROUP)) \
 		$(if $(FSTESTS_BUDGET),--budget $(FSTESTS_BUDGET)) \
-		--results-file $(CACHE)/$(BASE)/fstests/$(KERNEL)-nfs$(VERS)-$(TRANSPORT).ktap
+		--results-file $(FSTESTS_KTAP)
 
 bench: build-base
 	@$(H)/bench/bench.sh
