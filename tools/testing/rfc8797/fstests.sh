@@ -26,7 +26,8 @@
 # series; base, the same source without it: tree.sh base; dkms, Debian's
 # stock kernel with the DKMS package's rpcrdma.ko, laid out by the dkms
 # stage) over NFS version VERS and TRANSPORT (default 4.2 over rxe).
-# Every result is recorded as it comes, in the folder DIR (default
+# Every result is recorded as it comes (each guest's results.txt in
+# the folder DIR, merged into DIR/results.txt; default
 # $CACHE/fstests/ID/KERNEL-TREE-nfsVERS-TRANSPORT; TREE: the commit of
 # the prepared tree the kernel was built from, so that a result never
 # outlives the kernel that gave it), and a later run with that folder
@@ -181,9 +182,14 @@ cmd_run() {
 	[ ${#list[@]} -gt 0 ] || die "no test in group $group of $fst"
 	local state
 	dir=${dir:-$CACHE/fstests/$(basename "$fst")/$kernel-$tree_id-nfs$vers-$transport}
+	# the record: what every guest wrote as it went, and the hangs this
+	# script found (a guest that died in a test), read afresh each time,
+	# so that a run killed midway loses no result
 	state=$dir/results.txt
 	mkdir -p "$dir"
-	touch "$state"
+	touch "$dir/host.txt"
+	record() { cat "$dir"/boot-*/results.txt "$dir/host.txt" 2>/dev/null >"$state"; }
+	record
 	local expunge=$RFC_HARNESS/fstests/expunges/$RFC_BASE/nfs_rdma/$vers/$transport.txt
 	msg "$name: ${#list[@]} tests of fstests $(basename "$fst"), results in $dir"
 
@@ -191,6 +197,7 @@ cmd_run() {
 	local -A have
 	while :; do
 		have=()
+		record
 		while read -r t _; do have[$t]=1; done <"$state"
 		todo=$dir/todo
 		: >"$todo"
@@ -213,11 +220,12 @@ cmd_run() {
 			--list "$todo" --done "$done_n" --total "${#list[@]}" --budget "$left" \
 			--per-test "$per_test" 2>&1 | sed -un 's/.*fstests-progress: /  /p' >&2
 		rc=${PIPESTATUS[0]}
-		[ ! -f "$boot/results.txt" ] || cat "$boot/results.txt" >>"$state"
+		record
 		t=$(tail -n 1 "$boot/running" 2>/dev/null)
 		if [ "$rc" != 0 ] && [ -n "$t" ] && ! grep -q "^$t " "$state"; then
 			# the guest ended (time limit, crash) inside a test
-			echo "$t hang 0 the guest ended in it (guest.sh exit $rc, see $boot/console.log)" >>"$state"
+			echo "$t hang 0 the guest ended in it (guest.sh exit $rc, see $boot/console.log)" >>"$dir/host.txt"
+			record
 			msg "  $t: the guest ended in it (exit $rc)"
 		elif [ ! -s "$boot/results.txt" ]; then
 			ktap_test_fail "$name" "a guest recorded no result (guest.sh exit $rc), see $boot/console.log"
