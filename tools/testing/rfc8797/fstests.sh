@@ -189,7 +189,6 @@ cmd_run() {
 	mkdir -p "$dir"
 	touch "$dir/host.txt"
 	record() { cat "$dir"/boot-*/results.txt "$dir/host.txt" 2>/dev/null >"$state"; }
-	record
 	local expunge=$RFC_HARNESS/fstests/expunges/$RFC_BASE/nfs_rdma/$vers/$transport.txt
 	msg "$name: ${#list[@]} tests of fstests $(basename "$fst"), results in $dir"
 
@@ -225,7 +224,6 @@ cmd_run() {
 		if [ "$rc" != 0 ] && [ -n "$t" ] && ! grep -q "^$t " "$state"; then
 			# the guest ended (time limit, crash) inside a test
 			echo "$t hang 0 the guest ended in it (guest.sh exit $rc, see $boot/console.log)" >>"$dir/host.txt"
-			record
 			msg "  $t: the guest ended in it (exit $rc)"
 		elif [ ! -s "$boot/results.txt" ]; then
 			ktap_test_fail "$name" "a guest recorded no result (guest.sh exit $rc), see $boot/console.log"

@@ -120,7 +120,9 @@ run_chunk() {
 		[ $((SECONDS - $(cat /tmp/fstests-last))) -lt "$PER_TEST" ] && continue
 		t=$(running)
 		echo "$t hang $PER_TEST no result after $PER_TEST s" >>/results/results.txt
-		echo "fstests-progress: [$((n + 1))/$TOTAL] $t hang $PER_TEST s (no result after $PER_TEST s)"
+		# (this subshell's n is the chunk's start: count what is recorded,
+		# the hang included)
+		echo "fstests-progress: [$((DONE + $(wc -l </results/results.txt)))/$TOTAL] $t hang $PER_TEST s (no result after $PER_TEST s)"
 		echo w >/proc/sysrq-trigger
 		log "$t hung: ending this guest, the host boots a fresh one for the rest"
 		kill -KILL "$me"
