@@ -173,6 +173,22 @@ fixture "$f" xfails 'ktap_begin xfails; ktap_test_xfail b "listed"; ktap_finishe
 expect "check.sh: expected failures only are no pass" \
 	"exit 1 1 failed as their lists of expected failures say (not counted as passed) 0 passed, 0 failed" \
 	"$(imported "$f" xfails)"
+# the rule of a list of known failures (nfstest's expected lists,
+# fstests' expunge lists), in one helper that both suites use
+printf 'generic/001 # NFS semantics: no such thing\n# generic/002 # a comment\nblk/t2 #reason two\n' >"$tmp/known.txt"
+expect "ktap_list_reason: a listed key, a commented one, an absent one" \
+	"NFS semantics: no such thing||reason two||" \
+	"$(for k in generic/001 generic/002 blk/t2 generic/003; do ktap_list_reason "$tmp/known.txt" "$k"; echo "|"; done | paste -sd'\0')"
+f=$tmp/listed.ktap
+fixture "$f" listed 'ktap_begin listed
+ktap_test_listed a "" ""
+ktap_test_listed b "" "stale reason" L
+ktap_test_listed c "FAIL: x # y" "known"
+ktap_test_listed d "FAIL: z" ""
+ktap_finished' >/dev/null
+expect "ktap_test_listed: pass, stale line, listed failure, new failure" \
+	"ok listed: a|not ok listed: b # passes, but L lists it: stale reason|ok listed: c # XFAIL known (FAIL: x  y)|not ok listed: d # FAIL: z" \
+	"$(flat "$f")"
 f=$tmp/died.ktap
 fixture "$f" died 'ktap_begin died; pass a; kill -9 $$' >/dev/null
 expect "check.sh: a test that died is a failure" "exit 1 1 passed, 1 failed" \

@@ -20,6 +20,18 @@
 #                               counted as neither pass nor failure
 #   ktap_test_result NAME CMD...
 #                               pass when CMD succeeds, else fail
+#   ktap_test_listed NAME FAILURE LISTED [LIST]
+#                               one result of a suite that keeps a list
+#                               of its known failures (nfstest's expected
+#                               lists, fstests' expunge lists): FAILURE
+#                               is empty when NAME passed, else why it
+#                               failed; LISTED the list's reason for
+#                               NAME, empty when the list does not name
+#                               it (ktap_list_reason); LIST names the
+#                               list in messages
+#   ktap_list_reason FILE KEY   the reason that FILE, a list of lines
+#                               "KEY # REASON", gives for KEY, nothing
+#                               when it does not name KEY
 #   ktap_subtest_begin NAME [N] a nested block: its own version line,
 #                               name, plan (with N) and counters, its
 #                               results indented; blocks nest
@@ -110,6 +122,25 @@ ktap_test_skip() {
 ktap_test_xfail() {
 	KTAP_CNT_XFAIL=$((KTAP_CNT_XFAIL + 1))
 	ktap_result ok "$1" "XFAIL $2"
+}
+
+# a listed failure is expected (XFAIL); an unlisted one fails; a listed
+# test that passes fails too, since its line is stale
+ktap_test_listed() {
+	local name=$1 failure=${2//#/} listed=$3 list=${4:-the list of known failures}
+	if [ -z "$failure" ] && [ -z "$listed" ]; then
+		ktap_test_pass "$name"
+	elif [ -z "$failure" ]; then
+		ktap_test_fail "$name" "passes, but $list lists it: $listed"
+	elif [ -n "$listed" ]; then
+		ktap_test_xfail "$name" "$listed ($failure)"
+	else
+		ktap_test_fail "$name" "$failure"
+	fi
+}
+ktap_list_reason() {
+	[ -f "$1" ] || return 0
+	awk -v k="$2" '$1 == k { sub(/^[^#]*#[ \t]*/, ""); print; exit }' "$1"
 }
 
 ktap_test_result() {

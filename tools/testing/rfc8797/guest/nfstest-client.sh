@@ -117,18 +117,7 @@ nfstest_way() {
 
 # nfstest_result BLOCK NAME FIRST_FAIL: one result, against the list
 nfstest_result() {
-	local want
-	want=$(awk -v k="$1/$2" '$1 == k { sub(/^[^#]*#[ \t]*/, ""); print; exit }' \
-		"${expected:-/dev/null}" 2>/dev/null)
-	if [ -z "$3" ] && [ -z "$want" ]; then
-		pass "$2"
-	elif [ -z "$3" ]; then
-		fail "$2" "passed, but $expected lists it as failing: $want"
-	elif [ -n "$want" ]; then
-		ktap_test_xfail "$2" "$want"
-	else
-		fail "$2" "${3//#/}"
-	fi
+	ktap_test_listed "$2" "$3" "$(ktap_list_reason "${expected:-/dev/null}" "$1/$2")" "$expected"
 }
 
 for run in "$@"; do
