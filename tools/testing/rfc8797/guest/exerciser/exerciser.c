@@ -24,6 +24,10 @@
  *        halfway through and checks the whole file at once: the check
  *        must fail (RFC8797_INJECT=parallel-corrupt)
  *
+ * Each process prints its progress every tenth of its operations
+ * ("exerciser N: at K of NOPS operations"), so that a run stopped at a
+ * time limit says how far it got.
+ *
  * Operations the file system refuses (EOPNOTSUPP, EINVAL from fallocate
  * or copy_file_range on an older server) are dropped for that process
  * and reported once.  Exit status: 0 when every process finished every
@@ -440,6 +444,11 @@ static int run(struct worker *w)
 			open_file(w, 0);
 			w->reopens++;
 		}
+		/* progress, for a run stopped at its time limit */
+		if (w->nops >= 10 && (w->nr + 1) % (w->nops / 10) == 0 &&
+		    w->nr + 1 < w->nops)
+			printf("exerciser %d: at %lu of %lu operations\n", w->id,
+			       w->nr + 1, w->nops);
 	}
 	verify_all(w);
 	printf("exerciser %d: %lu operations, %lu reopens:", w->id, w->nops,

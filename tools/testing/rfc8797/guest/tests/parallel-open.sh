@@ -79,6 +79,16 @@ ended_or_hung() {
 	pid_ended "$1" || hung
 }
 
+# ex_output: the exercisers' output without their progress lines, but
+# for the last one of each process that did not finish (how far it got
+# when it was stopped)
+ex_output() {
+	awk '/^exerciser [0-9]+: at [0-9]+ of / { last[$2] = $0; next }
+		/^exerciser [0-9]+: [0-9]+ operations/ { done[$2] = 1 }
+		{ print }
+		END { for (p in last) if (!(p in done)) print last[p] }' /tmp/ex.out
+}
+
 # exercise NAME ARGS...: the exercisers with ARGS, at most LIMIT s; a hang
 # or the limit dumps every blocked task and ends the test
 exercise() {
@@ -99,18 +109,18 @@ exercise() {
 		else
 			fail "$name" "not finished in $LIMIT s"
 		fi
-		cat /tmp/ex.out
+		ex_output
 		ktap_finished	# exits: a hung mount cannot be unmounted
 	fi
 	wait "$pid"
 	rc=$?
-	cat /tmp/ex.out
+	ex_output
 	server_slots
 	log "lowest target slot count of the server's sessions during the run: ${MIN_TARGET:-not reported (NFSv3, or a server without the slot shrinker)}"
 	if [ "$rc" = 0 ]; then
 		pass "$name"
 	else
-		fail "$name" "exit $rc: $(grep -v '^exerciser [0-9]*: [0-9]* operations' /tmp/ex.out | head -c 300)"
+		fail "$name" "exit $rc: $(grep -v -E '^exerciser [0-9]+: (at )?[0-9]+ (of [0-9]+ )?operations' /tmp/ex.out | head -c 300)"
 	fi
 }
 
