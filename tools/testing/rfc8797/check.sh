@@ -25,7 +25,8 @@
 # of the e2e and hostile stages; the hostile table runs its quick subset
 # unless HOSTILE_TABLE=full (make check-debug); STORM_DISCONNECTS sets the storm's target;
 # PARALLEL_TRANSPORTS and STORM_TRANSPORTS (default rxe) those of the
-# parallel and storm stages;
+# parallel and storm stages; PARALLEL_ARGS, parallel-open.sh's options
+# (make check-debug: fewer operations, a longer limit);
 # E2E_TESTS="agree ..." restricts the e2e stage to those guest/tests/test-*.sh.
 #
 # RFC8797_INJECT=checksum|warning makes the end-to-end guest corrupt a
@@ -502,7 +503,9 @@ stage_parallel() {
 	local tr
 	guest_tool_build exerciser parallel || return
 	for tr in ${PARALLEL_TRANSPORTS:-rxe}; do
-		e2e_alone "parallel-$tr" "$tr" "$RFC_HARNESS/guest/tests/parallel-open.sh"
+		# shellcheck disable=SC2086	# options, split into words
+		e2e_alone "parallel-$tr" "$tr" "$RFC_HARNESS/guest/tests/parallel-open.sh" \
+			${PARALLEL_ARGS:-}
 	done
 }
 

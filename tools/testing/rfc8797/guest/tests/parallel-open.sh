@@ -11,10 +11,12 @@
 # DELEGRETURN that needed that slot, once nfsd's slot shrinker (run by
 # drop_caches) had lowered the session to one slot.
 #
-#   parallel-open.sh [--proto rdma|tcp] [--ops N] [--args "ARGS"] [VERSION...]
+#   parallel-open.sh [--proto rdma|tcp] [--ops N] [--limit SEC] [--args "ARGS"]
+#                    [VERSION...]
 #
 #   --ops    operations of each process in the NFSv4.2 buffered case
 #            (default 2000), a quarter of them in the others
+#   --limit  time limit of each case (default 600 s)
 #   --args   the exercisers' options instead of the default ones (each
 #            case adds -n and, for VERSION-direct, -d)
 #
@@ -26,11 +28,12 @@
 . "$(dirname "$0")/../lib.sh"
 guest_settings	# TRANSPORT or RFC_CACHE before ktap_begin
 
-proto=rdma ops=2000 versions=() ex_args="-p 8 -f -D -c 2 -l 262144 -o 32768"
+proto=rdma ops=2000 LIMIT=600 versions=() ex_args="-p 8 -f -D -c 2 -l 262144 -o 32768"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--proto) proto=$2; shift 2 ;;
 	--ops) ops=$2; shift 2 ;;
+	--limit) LIMIT=$2; shift 2 ;;
 	--args) ex_args=$2; shift 2 ;;
 	*) versions+=("$1"); shift ;;
 	esac
@@ -38,7 +41,6 @@ done
 [ ${#versions[@]} -gt 0 ] || versions=(4.2 4.2-direct 3)
 EXERCISER=${RFC_CACHE:-/nonexistent}/exerciser/exerciser
 HUNG_SEC=60
-LIMIT=600
 
 # the transport, then a mount, the run and the umount per
 # case, dmesg
