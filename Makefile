@@ -17,7 +17,9 @@
 #                   (guest.sh --kernel base), to compare with upstream
 #   make check-debug   the crafted-peer table, the e2e tests, the parallel
 #                   exercisers and 50 forced disconnects on a sanitizer
-#                   kernel (KASAN, UBSAN, lockdep, kmemleak, DEBUG_LIST)
+#                   kernel (KASAN, UBSAN, lockdep, kmemleak, DEBUG_LIST),
+#                   then e2e and the parallel exercisers on a data-race
+#                   one (KCSAN), two vCPUs with a thread each
 #   make kunit      run the KUnit suites only
 #   make kunit-upstream  the same suites the upstream way:
 #                   kunit.py run --arch=x86_64 --kunitconfig=net/sunrpc/xprtrdma
@@ -70,6 +72,8 @@ CHECK_BASES ?= $(if $(BASE_SET),$(BASE),mainline 6.12)
 # RFC8797_CACHE is the cache directory itself, as in lib.sh
 CACHE ?= $(or $(RFC8797_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rfc8797)
 FUZZ_SECONDS ?= 600
+# the e2e tests of check-debug's KCSAN kernel
+KCSAN_E2E_TESTS ?= agree client-reconnect client-reminv server-remote-inv
 export RFC8797_CACHE := $(CACHE)
 
 .PHONY: all demo deps tree build build-base build-debug check check-debug kunit kunit-upstream interop nfstest fstests bench wireshark wireshark-check wireshark-live bisect-check refresh export fuzz shell dkms help
@@ -103,10 +107,17 @@ build-base: build
 
 build-debug: tree
 	@$(H)/build.sh --variant debug $(H)/debug.config >/dev/null
+	@$(H)/build.sh --variant kcsan $(H)/kcsan.config >/dev/null
 
+# KCSAN cannot share a kernel with KASAN: its own kernel, whose vCPUs
+# run in parallel (a TCG thread each); both runs go on when one fails
 check-debug: build-debug
 	@RFC8797_KERNEL=debug E2E_TIMEOUT=3600 STORM_DISCONNECTS=50 HOSTILE_TABLE=full \
-		E2E_TESTS="agree client-reminv server-remote-inv" $(H)/check.sh kunit kunit_upstream hostile sendqueue e2e parallel storm
+		E2E_TESTS="agree client-reminv server-remote-inv" $(H)/check.sh kunit kunit_upstream hostile sendqueue e2e parallel storm; \
+	s=$$?; \
+	RFC8797_KERNEL=kcsan RFC8797_TCG_THREAD=multi E2E_TIMEOUT=3600 \
+		E2E_TESTS="$(KCSAN_E2E_TESTS)" $(H)/check.sh e2e parallel || exit 1; \
+	exit $$s
 
 kunit: build
 	@$(H)/check.sh kunit
@@ -229,7 +240,7 @@ help:
 	@echo "                     (what the later ones do, one step of a bisection)"
 	@echo "  FUZZ_SECONDS       libFuzzer time of make fuzz (default 600; the check stage runs 60)"
 	@echo "  WIRESHARK_LIVE_CASES  make wireshark-live: these cases of wireshark/live.sh (default: its first three)"
-	@echo "  RFC8797_KERNEL     kernel of every guest: ours (default), debug, base, stock (Debian 12's"
+	@echo "  RFC8797_KERNEL     kernel of every guest: ours (default), debug, kcsan, base, stock (Debian 12's"
 	@echo "                     6.12), stock-7.3 (Debian 13's backports 7.3), dkms, trixie, trixie-7.3"
 	@echo "                     or a path"
 	@echo "  RFC8797_INJECT     break a run on purpose, to see a test turn red:"

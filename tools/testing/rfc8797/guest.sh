@@ -5,10 +5,11 @@
 #   guest.sh [options] SCRIPT [ARGS...]
 #   guest.sh [options] --shell
 #
-#   --kernel ours|debug|base|ours-6.12|ours-mainline|stock|stock-7.3|dkms|trixie|trixie-7.3|PATH
+#   --kernel ours|debug|kcsan|base|ours-6.12|ours-mainline|stock|stock-7.3|dkms|trixie|trixie-7.3|PATH
 #                   kernel to boot, as lib.sh's table KERNELS boots it (default:
 #                   $RFC8797_KERNEL, else ours, the built bzImage; debug is
-#                   the sanitizer build, base the pinned base without the
+#                   the sanitizer build (KASAN, lockdep), kcsan the data-race
+#                   one, base the pinned base without the
 #                   series, built by "tree.sh base"; stock is Debian 12's
 #                   6.12, stock-7.3 Debian 13's backports 7.3 (stock.sh
 #                   7.3), both as Debian ships them; dkms is Debian's stock

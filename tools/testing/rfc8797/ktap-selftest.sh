@@ -147,6 +147,21 @@ expect "retry_spoiled: at most DEBIAN_RETRIES retries per run" \
 expect "retry_spoiled: no retry once the run's budget is spent" \
 	"exit 1 kept attempt1 lines 1 last 2 budget 0" "$(spoiled budget 9 y 1)"
 
+# the one crash detector (common.sh DMESG_BAD) knows each sanitizer's
+# report, and none of their boot lines
+bad_of() { grep -c -E "$DMESG_BAD" <<<"$1"; }
+for line in \
+	"BUG: KASAN: slab-out-of-bounds in rpcrdma_cm_private_parse+0x1c/0x80" \
+	"UBSAN: array-index-out-of-bounds in net/sunrpc/xprtrdma/verbs.c:123:4" \
+	"WARNING: possible circular locking dependency detected" \
+	"BUG: KCSAN: data-race in rpcrdma_reply_handler / xprt_rdma_close"; do
+	expect "DMESG_BAD: a report: ${line%% in *}" 1 "$(bad_of "$line")"
+done
+for line in "kcsan: enabled early" "kcsan: selftest: 3/3 tests passed" \
+	"kmemleak: Kernel memory leak detector initialized (mem pool available: 65536)"; do
+	expect "DMESG_BAD: not a report: $line" 0 "$(bad_of "$line")"
+done
+
 # check.sh's own accounting of what ktap.py reads
 imported() {
 	local out

@@ -74,7 +74,7 @@ PATCHES=$RFC_TOP/patches/$RFC_BASE
 # DEBIAN   yes for Debian's own kernels: a crash of theirs under TCG is
 #          retried (debian_retry), one of ours never
 # FETCH    what provides the kernel: "build" (make build, make
-#          build-debug, make build-base), "stock.sh" and "stock.sh-7.3"
+#          build-debug: debug and kcsan, make build-base), "stock.sh" and "stock.sh-7.3"
 #          (stock.sh [7.3] downloads and unpacks Debian's packages),
 #          "dkms" (dkms.sh modules), "trixie" (trixie.sh install)
 # IMAGE, INITRD, MODULES are read with their $VARIABLES expanded.
@@ -82,6 +82,7 @@ PATCHES=$RFC_TOP/patches/$RFC_BASE
 KERNELS=(
 	'ours          9p     ours  no  build $CACHE/build/main/arch/x86/boot/bzImage'
 	'debug         9p     ours  no  build $CACHE/build/debug/arch/x86/boot/bzImage'
+	'kcsan         9p     ours  no  build $CACHE/build/kcsan/arch/x86/boot/bzImage'
 	'base          9p     stock no  build $CACHE/build/base/arch/x86/boot/bzImage'
 	'ours-6.12     9p     ours  no  build $CACHE_ROOT/6.12/build/main/arch/x86/boot/bzImage'
 	'ours-mainline 9p     ours  no  build $CACHE_ROOT/mainline/build/main/arch/x86/boot/bzImage'

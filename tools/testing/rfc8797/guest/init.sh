@@ -47,17 +47,25 @@ if [ -n "$mods" ]; then
 fi
 
 # machine_fault [cpus]: why this guest is not the machine guest.sh asked
-# for, nothing when it is (with "cpus": as far as its CPUs go).  It must
-# run on every vCPU QEMU gave it (rfc8797.cpus=, guest.sh's --cpus), and
-# keep time on a clock that follows QEMU's (the TSC, the HPET or the
-# ACPI PM timer), not on jiffies, which count timer interrupts and run
-# several times too fast in a busy guest on a loaded host.
+# for, nothing when it is (with "cpus": as far as its CPUs and its race
+# detector go).  It must run on every vCPU QEMU gave it (rfc8797.cpus=,
+# guest.sh's --cpus), its data-race detector, if it has one, must pass
+# its self-test, and it must keep time on a clock that follows QEMU's
+# (the TSC, the HPET or the ACPI PM timer), not on jiffies, which count
+# timer interrupts and run several times too fast in a busy guest on a
+# loaded host.
 machine_fault() {
-	local want n cs
+	local want n cs kc
 	want=$(cmdline_arg rfc8797.cpus)
 	n=$(nproc)
 	if [ -n "$want" ] && [ "$n" != "$want" ]; then
 		echo "the guest runs on $n CPUs, guest.sh gave it $want (--cpus)"
+	fi
+	# a data-race detector (make check-debug's kcsan kernel) that failed
+	# its own boot test would let every race pass unseen
+	kc=$(dmesg | sed -n 's/.*kcsan: selftest: \([0-9]*\/[0-9]*\) tests passed.*/\1/p')
+	if dmesg | grep -q 'kcsan: enabled' && { [ -z "$kc" ] || [ "${kc%/*}" != "${kc#*/}" ]; }; then
+		echo "KCSAN is on, but its self-test did not pass (${kc:-no result})"
 	fi
 	[ "${1:-}" != cpus ] || return 0
 	read -r cs </sys/devices/system/clocksource/clocksource0/current_clocksource ||
