@@ -29,7 +29,7 @@ want=${1:-10}
 F=/sys/kernel/debug/fail_sunrpc
 mnt=/mnt/storm
 slow=1
-grep -q 'rfc8797-debug' /proc/version && slow=3	# sanitizer kernel
+grep -qE 'rfc8797-(debug|kcsan)' /proc/version && slow=3	# sanitizer kernels
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 echo 60 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
