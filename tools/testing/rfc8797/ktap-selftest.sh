@@ -162,6 +162,24 @@ for line in "kcsan: enabled early" "kcsan: selftest: 3/3 tests passed" \
 	expect "DMESG_BAD: not a report: $line" 0 "$(bad_of "$line")"
 done
 
+# check_dmesg on a KCSAN kernel: a report whose race the list of
+# upstream races names is logged, any other fails
+kcsan_fixture() {
+	fixture "$tmp/kcsan-$1.ktap" "kcsan-$1" "dmesg() { printf '%s\\n' \"kcsan: enabled early\" $2; }
+KCSAN_KNOWN=$tmp/kcsan-known.txt
+ktap_begin kcsan; check_dmesg dmesg-clean; ktap_finished" >/dev/null
+	flat "$tmp/kcsan-$1.ktap"
+}
+printf 'desc_read/prb_reserve # upstream: printk\nsvc_process_common # upstream: rpccnt\n' >"$tmp/kcsan-known.txt"
+expect "check_dmesg: known KCSAN races pass" "ok kcsan: dmesg-clean" \
+	"$(kcsan_fixture known "'BUG: KCSAN: data-race in desc_read / prb_reserve' 'BUG: KCSAN: data-race in svc_process_common+0x6ca/0xc10'")"
+expect "check_dmesg: an unlisted KCSAN race fails" \
+	"not ok kcsan: dmesg-clean # KCSAN data races that $tmp/kcsan-known.txt does not list: rpcrdma_reply_handler/xprt_rdma_close" \
+	"$(kcsan_fixture new "'BUG: KCSAN: data-race in desc_read / prb_reserve' 'BUG: KCSAN: data-race in rpcrdma_reply_handler / xprt_rdma_close'")"
+expect "check_dmesg: a WARNING beside known races fails" \
+	"not ok kcsan: dmesg-clean # WARNING: CPU: 1 PID: 9 at net/sunrpc/xprtrdma/verbs.c:1" \
+	"$(kcsan_fixture warn "'BUG: KCSAN: data-race in svc_process_common+0x6ca/0xc10' 'WARNING: CPU: 1 PID: 9 at net/sunrpc/xprtrdma/verbs.c:1'")"
+
 # check.sh's own accounting of what ktap.py reads
 imported() {
 	local out
