@@ -74,9 +74,10 @@ PATCHES=$RFC_TOP/patches/$RFC_BASE
 # DEBIAN   yes for Debian's own kernels: a crash of theirs under TCG is
 #          retried (debian_retry), one of ours never
 # FETCH    what provides the kernel: "build" (make build, make
-#          build-debug: debug and kcsan, make build-base), "stock.sh" and "stock.sh-7.3"
-#          (stock.sh [7.3] downloads and unpacks Debian's packages),
-#          "dkms" (dkms.sh modules), "trixie" (trixie.sh install)
+#          build-debug: debug and kcsan, make build-base), "stock.sh"
+#          and "stock.sh-7.3" (stock.sh [7.3] downloads and unpacks
+#          Debian's packages), "dkms" (dkms.sh modules), "trixie"
+#          (trixie.sh install)
 # IMAGE, INITRD, MODULES are read with their $VARIABLES expanded.
 # Any other NAME is the path of a kernel image booted like "ours".
 KERNELS=(
