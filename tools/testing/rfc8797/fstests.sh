@@ -232,7 +232,7 @@ cmd_run() {
 	done
 
 	# the report: one result per test of the list, in its order
-	local res reason
+	local res reason failure
 	local -A why_of res_of
 	while read -r t res _ reason; do
 		res_of[$t]=$res why_of[$t]=$reason
@@ -244,8 +244,9 @@ cmd_run() {
 		case "$res" in
 		notrun) ktap_test_skip "$t" "not run: $reason" ;;
 		"") ktap_test_skip "$t" "no result yet (budget spent)" ;;
-		pass) ktap_test_listed "$t" "" "$(ktap_list_reason "$expunge" "$t")" "$expunge" ;;
-		*) ktap_test_listed "$t" "$res: $reason" "$(ktap_list_reason "$expunge" "$t")" "$expunge" ;;
+		*)
+			[ "$res" = pass ] && failure="" || failure="$res: $reason"
+			ktap_test_listed "$t" "$failure" "$(ktap_list_reason "$expunge" "$t")" "$expunge" ;;
 		esac
 	done
 	ktap_subtest_end
