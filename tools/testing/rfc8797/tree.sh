@@ -15,7 +15,10 @@
 #                     user's git identity
 #   tree.sh status    show what the tree holds
 #   tree.sh bisect    build net/sunrpc at every commit of the series (W=1,
-#                     a warning counts as broken)
+#                     a warning counts as broken); a commit whose source
+#                     tree built cleanly before with the same .config,
+#                     compiler and directories is not built again
+#                     (BISECT_REBUILD=1 builds every one)
 #   tree.sh base      build the pinned base without the series, with the
 #                     test kernel's .config, in $CACHE/build/base (guest.sh
 #                     --kernel base): upstream's code with siw and our
@@ -282,7 +285,7 @@ src_at() {
 # the next incremental build of the test kernel.
 cmd_bisect() {
 	local c n=0 t bad=0 log=$CACHE/logs/bisect.log out=$CACHE/build/bisect src=$CACHE/src/bisect
-	local trees=$CACHE/logs/bisect.trees dirs
+	local trees=$CACHE/logs/bisect.trees dirs tree key done=$CACHE/logs/bisect.clean
 	cmd_prepare
 	: >"$log"
 	: >"$trees.new"
@@ -290,23 +293,38 @@ cmd_bisect() {
 	[ -f "$CACHE/build/main/.config" ] ||
 		die "no configured test kernel: run 'make build' first"
 	cp "$CACHE/build/main/.config" "$out/.config"
+	# What a clean build depended on besides the source tree: the
+	# .config it started from, the compiler, and (per commit, below)
+	# the directories built.  A build is a function of these, so a
+	# source tree that built cleanly under the same key is not built
+	# again: make check's postings stage spent about three minutes here
+	# on commits that had not changed.
+	key=$( { cat "$out/.config"; gcc --version | head -n 1; echo W=1; } | sha256sum | cut -c1-16)
+	[ -z "${BISECT_REBUILD:-}" ] || : >"$done"
 	for c in $(g rev-list --reverse "$BASE_TAG..work"); do
 		n=$((n + 1)) t=$SECONDS
-		git -C "$src" checkout -q "$c" 2>/dev/null || src_at "$src" "$c"
+		tree=$(g rev-parse "$c^{tree}")
 		# net/sunrpc/ and the directory of every C file the commit
 		# touches outside it (fs/nfs/, drivers/infiniband/sw/siw/)
 		dirs=$(g diff --name-only "$c^" "$c" -- '*.c' ':!net/sunrpc/*' |
 			sed 's,/[^/]*$,/,' | sort -u | tr '\n' ' ')
+		if grep -qxF "$tree $key $dirs" "$done" 2>/dev/null; then
+			echo "builds: $n $(g log -1 --format=%s "$c") (built cleanly before: tree ${tree:0:12})"
+			echo "$tree ok" >>"$trees.new"
+			continue
+		fi
+		git -C "$src" checkout -q "$c" 2>/dev/null || src_at "$src" "$c"
 		# shellcheck disable=SC2086 # one word per directory
 		if KSRC=$src kmake "$out" -j"$JOBS" W=1 net/sunrpc/ $dirs >"$log.one" 2>&1 &&
 				! grep -q 'warning:' "$log.one"; then
 			cat "$log.one" >>"$log"
 			echo "builds: $n $(g log -1 --format=%s "$c") ($((SECONDS - t)) s)"
-			echo "$(g rev-parse "$c^{tree}") ok" >>"$trees.new"
+			echo "$tree ok" >>"$trees.new"
+			echo "$tree $key $dirs" >>"$done"
 		else
 			cat "$log.one" >>"$log"
 			echo "BROKEN: $n $(g log -1 --format=%s "$c") (build error or W=1 warning, see $log; $((SECONDS - t)) s)"
-			echo "$(g rev-parse "$c^{tree}") broken" >>"$trees.new"
+			echo "$tree broken" >>"$trees.new"
 			bad=1
 		fi
 	done
