@@ -284,7 +284,7 @@ stage_postings() {
 	"$RFC_HARNESS/tree.sh" bisect >"$run/bisect.log" 2>&1 || true
 	python3 "$RFC_HARNESS/postings.py" check --tree "$TREE" --base-tag "$BASE_TAG" \
 		--patches "$PATCHES" --out "$dir" --bisect-trees "$CACHE/logs/bisect.trees" \
-		>"$ktap" 2>"$run/postings-check.log"
+		--work "$CACHE/src/postings" >"$ktap" 2>"$run/postings-check.log"
 	grep '^# ' "$ktap" | grep -v '^# postings:' | head -n 40
 	import_ktap "$ktap" "postings: "
 }
