@@ -37,7 +37,7 @@
 #   make bench      counters, memory, timed ratios against the base (the
 #                   series' own effect) and the stock kernel, and each workload
 #                   as a fraction of the link's perftest limit (BENCH=quick:
-#                   under 15 minutes, full under 60; BENCH=sweep: counters and
+#                   about 25 minutes, full under 60; BENCH=sweep: counters and
 #                   memory only; BENCH=link: perftest only; see bench/bench.sh)
 #   make fuzz       fuzz the CM Private Data parser (FUZZ_SECONDS, default 600)
 #   make shell      an interactive shell in a guest running our kernel
