@@ -22,8 +22,9 @@
  *	in HEX) has no Reply chunk to use and must answer RDMA_ERROR
  *	ERR_CHUNK (RFC 8166 section 4.5.3), never a larger Send.  With
  *	--call null:SIZE the call is an NFSv4 NULL padded with zeros to
- *	SIZE octets (64..4096, a multiple of 4): a server whose Receive
- *	buffers are smaller loses the connection instead of replying.
+ *	SIZE octets (68, the call unpadded, to 4096, a multiple of 4): a
+ *	server whose Receive buffers are smaller loses the connection
+ *	instead of replying.
  *	With --call readlist:N the call is an RDMA_NOMSG whose RPC
  *	message, an NFSv4 NULL padded with zeros to 4*N octets, sits in
  *	this peer's memory behind a position-zero Read chunk of N
@@ -124,6 +125,10 @@ enum {
 #define MAX_PDATA	255	/* rdma_conn_param.private_data_len is a u8 */
 #define BUF_SIZE	32768	/* Receive buffers; Send buffers of --reply-inv */
 #define NULL_MAX	4096	/* --call null:SIZE */
+/* the smallest --call null:SIZE: the RPC-over-RDMA header without
+ * chunks (seven words) and the NULL call (ten), unpadded
+ */
+#define NULL_MIN	((7 + 10) * 4)
 #define READ_MAX	16384	/* --call read:OFFSET:LEN:NAME */
 #define NR_RECV		4
 
@@ -1352,7 +1357,7 @@ int main(int argc, char **argv)
 				goto bad;
 			errno = 0;
 			o.call_null = strtoul(optarg + 5, &end, 0);
-			if (errno || !optarg[5] || *end || o.call_null < 64 ||
+			if (errno || !optarg[5] || *end || o.call_null < NULL_MIN ||
 			    o.call_null > NULL_MAX || o.call_null % 4)
 				goto bad;
 			break;
