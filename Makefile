@@ -38,7 +38,9 @@
 #                   series' own effect) and the stock kernel, and each workload
 #                   as a fraction of the link's perftest limit (BENCH=quick:
 #                   about 25 minutes, full under 60; BENCH=sweep: counters and
-#                   memory only; BENCH=link: perftest only; see bench/bench.sh)
+#                   memory only; BENCH=link: perftest only; BENCH=scale: the
+#                   server's memory per connection at N connections, bench/scale.sh;
+#                   see bench/bench.sh)
 #   make fuzz       fuzz the CM Private Data parser (FUZZ_SECONDS, default 600)
 #   make shell      an interactive shell in a guest running our kernel
 #   make wireshark  install the RFC 8797 dissector into

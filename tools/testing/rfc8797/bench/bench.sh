@@ -63,6 +63,8 @@
 # BENCH=cost: instructions per RPC (below), alone: 3 boots each of ours,
 # the base and Debian's stock kernel, NFSv3 and v4.2, seven workloads,
 # two boots at a time (under 20 minutes).
+# BENCH=scale: the server's memory with N connections of each client
+# type held at once, on ours and the base (bench/scale.sh, SCALE_RUNS).
 # BENCH_ROUNDS overrides the number of rounds.  Results: $CACHE/bench/
 # STAMP/ (bench.md, the plots, every guest's output), never in the
 # source tree: the numbers come from TCG and are stale after the next
@@ -116,6 +118,8 @@ set -uo pipefail
 resolve_base || exit 1	# once, for every guest this run starts
 check_inject
 mode=${BENCH:-full}
+# BENCH=scale: what each connection costs the server, a runner of its own
+[ "$mode" != scale ] || exec "$RFC_HARNESS/bench/scale.sh"
 # the cost's settings: none but where a mode sets them
 cost_kernels="" cost_versions="" cost_workloads="" cost_topo="" cost_th=""
 # runtime: each timed workload's window, seconds; sweep: the
@@ -153,7 +157,7 @@ link)
 	rounds=${BENCH_ROUNDS:-1} versions="" runtime=0 files=0 workloads="" sweep="" sweep_wl=""
 	boots=0
 	;;
-*) die "BENCH=$mode: quick, full, sweep, link or cost" ;;
+*) die "BENCH=$mode: quick, full, sweep, link, cost or scale" ;;
 esac
 # To look closer at one gap (BENCH=quick or full): BENCH_WORKLOADS,
 # BENCH_VERSIONS and BENCH_RUNTIME (1 to 8 s: the reads' file, 64 MiB a

@@ -30,6 +30,13 @@
 #   mem SIZE           "mem recv=N:OCTETS send=N:OCTETS max_requests=M":
 #                      the Receive and Send buffers of SIZE octets svcrdma
 #                      allocated since the mark (lib-nfs.sh kmalloc_*)
+#   meminfo            "meminfo MemAvailable=KiB Slab=KiB SUnreclaim=KiB
+#                      VmallocUsed=KiB PageTables=KiB Percpu=KiB
+#                      max_req_size=N conns=N" from /proc/meminfo after
+#                      dropping the page cache, dentries and inodes, the
+#                      server's max_req_size, and its connected RDMA-CM
+#                      IDs on the NFS/RDMA port (rdma res show cm_id: any
+#                      kernel): make bench BENCH=scale (scale-client.sh)
 #   counters           "counters send_inv=A send_plain=B SQ=S" as in a
 #                      snapshot, once they have stopped moving (svcrdma
 #                      counts a Send when it completes, a little after
@@ -106,6 +113,15 @@ request() {
 			$(kmalloc_count 'svc_rdma_[a-z_]*send' "$size")
 		echo "mem recv=$1:$2 send=$3:$4 max_requests=$(cat $SYS/max_requests) size=$size" \
 			"queues=$(qmem_count) sq_depth=$(field sq_depth "$l" na)"
+		return ;;
+	meminfo)
+		. "$(dirname "$0")/lib.sh"	# RDMA_PORT
+		local c
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+		c=$(rdma res show cm_id 2>/dev/null | grep -v LISTEN | grep -c ":$RDMA_PORT\b")
+		echo "meminfo $(awk '$1 ~ /^(MemAvailable|Slab|SUnreclaim|VmallocUsed|PageTables|Percpu):$/ {
+			sub(":", "", $1); printf "%s=%s ", $1, $2 }' /proc/meminfo)max_req_size=$(cat $SYS/max_req_size) conns=$c"
 		return ;;
 	counters)
 		# lib-counters.sh alone (cpu_counts, link_counts): sourcing

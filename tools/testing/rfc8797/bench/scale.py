@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""What each connection costs the server: scale.sh's table and fit.
+
+    scale.py KERNEL=FILE...
+
+Each FILE is a scale-client.sh /results/scale.txt from a run against a
+server booting KERNEL.  Its lines:
+
+    type=T n=N connected=C recv=C:O send=C:O max_requests=M size=S
+        queues=C:O:MAX sq_depth=D before: KEY=KiB... held: KEY=KiB...
+        after: KEY=KiB...
+
+For each kernel, client type and N the table gives, per connection, what
+the server's MemAvailable lost while the N connections were held (all
+of its memory: slab, pages, vmalloc), of it Slab and VmallocUsed (where
+soft-RoCE's queues live), and the Receive and Send buffers svcrdma
+allocated (the kmalloc tracepoints: octets, count); and, for all N, what
+had not come back once they closed ("kept", KiB in all).  Then per kernel
+and type the least-squares line of MemAvailable lost against N: KiB per
+connection (the slope), the fixed part, and the largest residual.
+Per connection means per connection made: C of the N asked for (a row
+where they differ says so, and stays out of the fit).  Prints markdown;
+exit status 1 when a FILE has no line.
+"""
+
+import re
+import sys
+
+
+def parse(line):
+    """One scale.txt line as (fields, {before|held|after: {KEY: KiB}})."""
+    head, _, rest = line.partition(" before: ")
+    fields = dict(w.split("=", 1) for w in head.split() if "=" in w)
+    mem = {}
+    for part in re.split(r" (?=(?:held|after): )", "before: " + rest):
+        tag, _, kv = part.partition(": ")
+        mem[tag] = {k: int(v) for k, v in (w.split("=", 1) for w in kv.split())
+                    if v.isdigit()}
+    return fields, mem
+
+
+def octets(field, i=1):
+    """The i-th number of a C:O[:MAX] field, None when "na" or absent."""
+    parts = (field or "").split(":")
+    return int(parts[i]) if len(parts) > i and parts[i].isdigit() else None
+
+
+def fit(points):
+    """Least squares y = a*n + b over (n, y); (a, b, largest |residual|)."""
+    if len(points) < 2:
+        return None
+    k = len(points)
+    sn = sum(n for n, _ in points)
+    sy = sum(y for _, y in points)
+    snn = sum(n * n for n, _ in points)
+    sny = sum(n * y for n, y in points)
+    den = k * snn - sn * sn
+    if den == 0:
+        return None
+    a = (k * sny - sn * sy) / den
+    b = (sy - a * sn) / k
+    return a, b, max(abs(y - (a * n + b)) for n, y in points)
+
+
+def delta(mem, key, a="before", b="held"):
+    try:
+        return mem[a][key] - mem[b][key] if key == "MemAvailable" else \
+            mem[b][key] - mem[a][key]
+    except KeyError:
+        return None
+
+
+def per(v, n):
+    return "na" if v is None else f"{v / n:.0f}"
+
+
+def main(args):
+    rc = 0
+    fits = []
+    print("| server | client | N | KiB/conn | Slab KiB/conn | vmalloc KiB/conn"
+          " | Receive buffers | Send buffers | kept KiB |")
+    print("|---|---|---:|---:|---:|---:|---|---|---:|")
+    for arg in args:
+        kernel, _, path = arg.partition("=")
+        lines = [l.strip() for l in open(path) if l.startswith("type=")]
+        if not lines:
+            print(f"| {kernel} | no results in {path} |", file=sys.stderr)
+            rc = 1
+        series = {}
+        for line in lines:
+            f, mem = parse(line)
+            asked = int(f["n"])
+            n = int(f.get("connected", asked))
+            shown = str(asked) if n == asked else f"{asked} ({n} made)"
+            if n == 0:
+                print(f"| {kernel} | {f['type']} | {shown} | na | na | na | na | na | na |")
+                continue
+            used = delta(mem, "MemAvailable")
+            kept = delta(mem, "MemAvailable", "before", "after")
+            recv, send = octets(f.get("recv")), octets(f.get("send"))
+            rbuf = "na" if recv is None else \
+                f"{recv / n / 1024:.0f} KiB/conn ({octets(f.get('recv'), 0)}x{f.get('size')})"
+            sbuf = "na" if send is None else f"{send / n / 1024:.0f} KiB/conn"
+            print(f"| {kernel} | {f['type']} | {shown} | {per(used, n)}"
+                  f" | {per(delta(mem, 'Slab'), n)} | {per(delta(mem, 'VmallocUsed'), n)}"
+                  f" | {rbuf} | {sbuf} | {'na' if kept is None else kept} |")
+            if used is not None and n == asked:
+                series.setdefault(f["type"], []).append((n, used))
+        for t, pts in series.items():
+            fits.append((kernel, t, pts, fit(pts)))
+    print()
+    print("| server | client | Ns | KiB per connection | fixed KiB | largest residual KiB |")
+    print("|---|---|---|---:|---:|---:|")
+    for kernel, t, pts, r in fits:
+        ns = ",".join(str(n) for n, _ in pts)
+        if r is None:
+            print(f"| {kernel} | {t} | {ns} | na | na | na |")
+        else:
+            print(f"| {kernel} | {t} | {ns} | {r[0]:.0f} | {r[1]:.0f} | {r[2]:.0f} |")
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

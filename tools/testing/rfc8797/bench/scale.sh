@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# What each connection costs the server (make bench BENCH=scale): for
+# each server KERNEL, two linked guests (two-guest.sh), the server
+# guest/interop-server.sh on KERNEL, the client guest/scale-client.sh on
+# ours, which opens N connections of each client type at once and has
+# the server report its memory while they are held and after they
+# close; then bench/scale.py's table and least-squares fit.
+#
+#   scale.sh [--kernels "ours base"] [--timeout SEC] [TYPE:N[,N...]...]
+#
+# TYPEs (scale-client.sh): ours (8 KiB, R), stock (4 KiB, R: what a stock
+# Linux client sends), none (no Private Data), 1k, 16k.  Default
+# SCALE_RUNS, or every type at 1, 10, 50 and 100.  Each connection is a
+# cm-peer process in the client guest, so N stops at a few hundred.
+# Results: $CACHE/bench/scale-DATE/ (KERNEL/ the guests' folders,
+# table.md); exit status 0 when every run passed and the table has a
+# line for each.
+set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+resolve_base || exit 1
+check_inject
+kernels="ours base" timeout=1800
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernels) kernels=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--*) die "unknown option $1" ;;
+	*) break ;;
+	esac
+done
+# shellcheck disable=SC2086	# a list of words
+[ $# -gt 0 ] || set -- ${SCALE_RUNS:-ours:1,10,50,100 stock:1,10,50,100 none:1,10,50,100 1k:1,10,50,100 16k:1,10,50,100}
+out=$CACHE/bench/scale-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$out"
+make -C "$RFC_HARNESS/guest/cm-peer" OUT="$CACHE_ROOT/cm-peer" >"$out/cm-peer-build.log" 2>&1 ||
+	die "cm-peer did not build, see $out/cm-peer-build.log"
+rc=0 files=()
+for k in $kernels; do
+	msg "scale: server $k, client ours: $*"
+	"$RFC_HARNESS/two-guest.sh" --results "$out/$k" --timeout "$timeout" \
+		--client "$RFC_HARNESS/guest/scale-client.sh" "$k" ours --prefix "scale-$k" "$@" \
+		>"$out/$k.log" 2>&1 || rc=1
+	grep -E '^ *(not )?ok ' "$out/$k/client/tests.ktap" 2>/dev/null | sed "s/^ */[$k] /"
+	files+=("$k=$out/$k/client/scale.txt")
+done
+python3 "$RFC_HARNESS/bench/scale.py" "${files[@]}" >"$out/table.md" || rc=1
+cat "$out/table.md"
+msg "scale: $out"
+exit $rc

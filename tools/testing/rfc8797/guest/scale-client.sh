@@ -1,0 +1,182 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Client half of a two-guest scale run (scale.sh): soft-RoCE on the NIC
+# linked to the server guest (guest/interop-server.sh), then, for each
+# client TYPE and each count N, N RPC-over-RDMA connections to the
+# server's NFS/RDMA port at once, each a cm-peer (tools/testing/rfc8797/
+# guest/cm-peer) that sends the CM Private Data of TYPE, sends one NFSv4
+# NULL call and holds the connection open while the server measures
+# what they cost it.  Leaves DONE in the export at the end.
+#
+#   scale-client.sh [--prefix NAME] TYPE:N[,N...]...
+#
+# TYPE: ours (R, 8 KiB each way: our defaults), stock (R, 4 KiB each way:
+# the Private Data a stock Linux client sends), none (no Private Data),
+# 1k and 16k (R, that size each way).
+#
+# For each TYPE, one peer connects first, for the size of the Receive
+# buffers the server gives such a client (its connection list's
+# recv_buf; where it lists none, its max_req_size).  Then for each N, in
+# this order: the server marks its allocations of that size ("mem-mark")
+# and reports its memory ("meminfo", after dropping its caches); the N
+# peers connect and call; once every one has its reply the server
+# reports again ("mem": the Receive and Send buffers svcrdma allocated
+# since the mark and the soft-RoCE queues made since; then "meminfo");
+# the peers disconnect, and within 60 s the server must count no
+# connection, when it reports a third time.  The server counts its
+# connected RDMA-CM IDs on the NFS/RDMA port (rdma res show cm_id),
+# which any kernel shows.  Results:
+#   PREFIX-TYPE-N-connected  every peer was accepted and got its reply
+#   PREFIX-TYPE-N-listed     the server counted N connections meanwhile
+#   PREFIX-TYPE-N-released   it counted none after they closed
+# and one line per TYPE and N in /results/scale.txt:
+#   type=T n=N connected=C recv=COUNT:OCTETS send=COUNT:OCTETS max_requests=M size=S
+#   queues=COUNT:OCTETS:MAX sq_depth=D before: KEY=KiB... held: KEY=KiB...
+#   after: KEY=KiB...
+# (KEY: MemAvailable, Slab, SUnreclaim, VmallocUsed, PageTables, Percpu
+# of the server's /proc/meminfo), which scale.sh turns into a table and
+# a fit.  Each peer is a process of its own: a few MiB each in this
+# guest, so N stops at a few hundred here.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-counters.sh"
+. "$(dirname "$0")/hostile-table.sh"	# hex_of_message
+prefix=scale
+ktap_begin scale-client
+[ "${1:-}" = --prefix ] && { prefix=$2; shift 2; }
+[ $# -gt 0 ] || set -- ours:1,10
+echo "client kernel: $(uname -r)"
+nic=$(nic_up) || { fail "$prefix-client-setup" "no NIC"; exit 1; }
+setup_rdma rxe "$nic" 192.0.2.2/24 || { fail "$prefix-client-setup" "rdma link add failed"; exit 1; }
+[ -x "$CM_PEER" ] || { fail "$prefix-client-setup" "no $CM_PEER (make -C tools/testing/rfc8797/guest/cm-peer)"; exit 1; }
+wait_server
+OUT=/tmp/scale
+mkdir -p $OUT
+
+# type_hex TYPE: the Private Data of a client of TYPE, hex
+type_hex() {
+	case "$1" in
+	ours) hex_of_message 1 8192 8192 ;;
+	stock) hex_of_message 1 4096 4096 ;;
+	none) echo "" ;;
+	1k) hex_of_message 1 1024 1024 ;;
+	16k) hex_of_message 1 16384 16384 ;;
+	*) return 1 ;;
+	esac
+}
+
+# replied N: every one of the N peers has printed its reply line, or
+# has ended; fork-free (slowwait polls it)
+# shellcheck disable=SC2317 # run by slowwait
+replied() {
+	local i L
+	for ((i = 1; i <= $1; i++)); do
+		mapfile -t L <"$OUT/p$i.out"
+		[[ "${L[*]}" == *rpc-reply* ]] && continue
+		kill -0 "${PIDS[i]}" 2>/dev/null || continue
+		return 1
+	done
+}
+
+# meminfo VAR: sets VAR to the server's "KEY=KiB ..." answer without its
+# word "meminfo", its max_req_size=N and conns=N; CONNS to the
+# connections it counted, MAX_REQ to its max_req_size
+meminfo() {
+	local a
+	a=$(server_ask meminfo) || a="meminfo max_req_size=na conns=na"
+	CONNS=$(field conns "$a" na)
+	MAX_REQ=$(field max_req_size "$a" 4096)
+	a=${a#meminfo }
+	printf -v "$1" '%s' "${a% max_req_size=*}"
+}
+# server_lists N: the server counts N connections (CONNS, MEM_NOW)
+# shellcheck disable=SC2317 # run by slowwait
+server_lists() { meminfo MEM_NOW; [ "$CONNS" = "$1" ]; }
+
+# peers N HEX: N cm-peers connect with Private Data HEX, call and hold
+# (PIDS); until each has its reply or has ended.  RFC8797_INJECT=
+# scale-refused: the first connects to a port nothing listens on.
+peers() {
+	local i port
+	PIDS=()
+	for ((i = 1; i <= $1; i++)); do
+		: >$OUT/p$i.out
+		port=$RDMA_PORT
+		[ "$INJECT" != scale-refused ] || [ "$i" != 1 ] || port=$((RDMA_PORT + 1))
+		timeout -k 5 900 "$CM_PEER" connect "$SERVER_ADDR" "$port" --data "$2" \
+			--call null:68 --hold 600 --timeout 60 >$OUT/p$i.out 2>$OUT/p$i.err &
+		PIDS[i]=$!
+	done
+	SLOWWAIT_INTERVAL=1 slowwait $((60 + $1)) replied "$1"
+}
+# peers_end: the peers disconnect; until the server lists no connection
+peers_end() {
+	kill -TERM "${PIDS[@]}" 2>/dev/null
+	wait "${PIDS[@]}" 2>/dev/null
+	SLOWWAIT_INTERVAL=2 slowwait 60 server_lists 0
+}
+
+# one TYPE N SIZE: see above
+one() {
+	local type=$1 n=$2 size=$3 hex i ok=0 bad="" mem before held after name
+	name=$prefix-$type-$n
+	hex=$(type_hex "$type")
+	server_lists 0 || log "$name: the server still counts $CONNS connections"
+	server_ask "mem-mark $size" >/dev/null
+	meminfo before
+	peers "$n" "$hex"
+	for ((i = 1; i <= n; i++)); do
+		if grep -q '^rpc-reply xid=.* proc=' $OUT/p$i.out; then
+			ok=$((ok + 1))
+		else
+			bad=${bad:-$i}
+		fi
+	done
+	mem=$(server_ask "mem $size") || mem="mem na"
+	meminfo held
+	if [ "$ok" = "$n" ]; then
+		pass "$name-connected"
+	else
+		fail "$name-connected" "$ok of $n replied; peer $bad: $(cat "$OUT/p$bad.out" "$OUT/p$bad.err" |
+			tr '\n' ' ')"
+	fi
+	if [ "$CONNS" = "$n" ]; then
+		pass "$name-listed"
+	else
+		fail "$name-listed" "the server counted $CONNS connections, not $n"
+	fi
+	if peers_end; then
+		pass "$name-released"
+	else
+		fail "$name-released" "the server still counts $CONNS connections 60 s after they closed"
+	fi
+	after=$MEM_NOW
+	echo "type=$type n=$n connected=$ok ${mem#mem } before: $before held: $held after: $after" |
+		tee -a /results/scale.txt
+}
+
+for spec in "$@"; do
+	type=${spec%%:*}
+	IFS=, read -r -a counts <<<"${spec#*:}"
+	if ! hex=$(type_hex "$type"); then
+		fail "$prefix-$type-type" "unknown client type $type"
+		continue
+	fi
+	# the Receive buffers' size for this type: one peer, the server's
+	# answer to "mem" names it (size=, its connection list's recv_buf);
+	# where the server lists no connections, its max_req_size, as
+	# upstream's svcrdma sizes them
+	meminfo idle
+	server_ask "mem-mark $MAX_REQ" >/dev/null
+	peers 1 "$hex"
+	size=$(field size "$(server_ask "mem $MAX_REQ")")
+	peers_end || log "$type: the probe's connection is still counted"
+	log "$type: Receive buffers of ${size:=$MAX_REQ} octets"
+	for n in "${counts[@]}"; do
+		one "$type" "$n" "$size"
+	done
+done
+
+# the server's signal to end: DONE in the export, over an NFS mount
+mount_nfs 4.2 /mnt/done && { touch /mnt/done/DONE; umount_nfs /mnt/done; }
+check_dmesg "$prefix-client-dmesg-clean"
+ktap_finished
