@@ -11,7 +11,9 @@
 #   make tree       prepare (or update) the patched tree as a git repository
 #   make refresh    write the tree's commits back to patches/ and overlays
 #   make export     the postings by tree, From: and Signed-off-by: your git identity
-#   make bisect-check  build net/sunrpc at every commit of the series (W=1)
+#   make bisect-check  build net/sunrpc at every commit of the series (W=1;
+#                   a source tree that built cleanly before is not built again,
+#                   BISECT_REBUILD=1 builds all)
 #   make build      build the kernel only
 #   make build-base the pinned base without the series, same .config
 #                   (guest.sh --kernel base), to compare with upstream

@@ -292,14 +292,17 @@ cmd_bisect() {
 	mkdir -p "$out"
 	[ -f "$CACHE/build/main/.config" ] ||
 		die "no configured test kernel: run 'make build' first"
-	cp "$CACHE/build/main/.config" "$out/.config"
-	# What a clean build depended on besides the source tree: the
-	# .config it started from, the compiler, and (per commit, below)
-	# the directories built.  A build is a function of these, so a
-	# source tree that built cleanly under the same key is not built
-	# again: make check's postings stage spent about three minutes here
-	# on commits that had not changed.
-	key=$( { cat "$out/.config"; gcc --version | head -n 1; echo W=1; } | sha256sum | cut -c1-16)
+	# What a clean build depends on besides the source tree: the
+	# .config it starts from, the compiler, and (per commit, below)
+	# the directories built.  Every build starts from the test
+	# kernel's .config (else from what the last commit built left: a
+	# commit before the one that adds a symbol drops it, and the
+	# commits after it would be built without it), so a build is a
+	# function of these, and a source tree that built cleanly under
+	# the same key is not built again: make check's postings stage
+	# spent about three minutes here on commits that had not changed.
+	key=$( { cat "$CACHE/build/main/.config"; gcc --version | head -n 1; echo W=1; } |
+		sha256sum | cut -c1-16)
 	[ -z "${BISECT_REBUILD:-}" ] || : >"$done"
 	for c in $(g rev-list --reverse "$BASE_TAG..work"); do
 		n=$((n + 1)) t=$SECONDS
@@ -314,6 +317,7 @@ cmd_bisect() {
 			continue
 		fi
 		git -C "$src" checkout -q "$c" 2>/dev/null || src_at "$src" "$c"
+		cp "$CACHE/build/main/.config" "$out/.config"
 		# shellcheck disable=SC2086 # one word per directory
 		if KSRC=$src kmake "$out" -j"$JOBS" W=1 net/sunrpc/ $dirs >"$log.one" 2>&1 &&
 				! grep -q 'warning:' "$log.one"; then
