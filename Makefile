@@ -217,7 +217,7 @@ help:
 	@echo "                     stock guest (about 15 minutes)"
 	@echo "  TRIXIE_TESTS       trixie stage: guest/tests/test-NAME.sh run on Debian 13's kernel with"
 	@echo "                     the module DKMS built there (6.12: trixie's 6.12; mainline: the"
-	@echo "                     backports 7.3) (default: agree server-remote-inv)"
+	@echo "                     backports 7.3) (default: 6.12 agree server-remote-inv; mainline none)"
 	@echo "  TRIXIE73_INTEROP_CELLS  trixie stage on mainline: also these interop cells (a regex,"
 	@echo "                     e.g. trixie-7.3; default none, for time: make interop runs them)"
 	@echo "  TRIXIE_REFRESH     set: debootstrap the cached trixie root again"

@@ -11,9 +11,11 @@
 #
 #   interop-matrix.sh [--quick] [--results-file FILE]
 #   --quick: make check's subset, NFSv4.2: our client against the stock
-#            server and the stock client, at 1500/3000 inline, against
-#            ours (the two ways a peer sends no private data); on
-#            mainline also our 6.12 client against our server
+#            server (which advertises R=0 at 4 KiB and still sends Send
+#            With Invalidate) and the stock client at 1500/3000 inline
+#            against ours (it advertises its sizes rounded down to
+#            1024/2048 and sends up to 1500); on mainline also our 6.12
+#            client against our server
 #   INTEROP_CELLS=REGEX in the environment runs only the matching cells,
 #   e.g. INTEROP_CELLS=dkms: the cells of "dkms", Debian's stock kernel
 #   with our rpcrdma.ko from the DKMS package (make dkms), against a fully
@@ -64,9 +66,11 @@ vers=(3 4.2)
 # make check's (--quick) first: each pairing below costs it about three
 # minutes on CI's two cores.  The stock client at its defaults, ours/ours
 # and the cells of Debian's 7.3 are in the full matrix only: the stock
-# client at 1500/3000 takes the same no-private-data path through our
-# server, and Debian's 7.3 server the same one through our client as
-# Debian's 6.12.
+# client at 1500/3000 takes our server through a stock client's message
+# and past its rounded-down sizes, and Debian's 7.3 server answers our
+# client as Debian's 6.12 does (upstream's server changed little there).
+# The cells whose peer sends no private data at all (-no-pd) are the
+# full matrix's.
 cells=(
 	"ours-client/stock-server stock ours - - swi"
 	"stock-client-w1500-r3000/ours-server ours stock - --inline=1500:3000 swi"
