@@ -38,8 +38,11 @@ make -C "$RFC_HARNESS/guest/cm-peer" OUT="$CACHE_ROOT/cm-peer" >"$out/cm-peer-bu
 rc=0 files=()
 for k in $kernels; do
 	msg "scale: server $k, client ours: $*"
+	# the server waits for the client as long as the client may run
+	# (interop-server.sh's own limit is 600 s), without tracing
 	"$RFC_HARNESS/two-guest.sh" --results "$out/$k" --timeout "$timeout" \
-		--client "$RFC_HARNESS/guest/scale-client.sh" "$k" ours --prefix "scale-$k" "$@" \
+		--client "$RFC_HARNESS/guest/scale-client.sh" "$k" ours \
+		--server-args "--no-trace --wait $((timeout + 60))" --prefix "scale-$k" "$@" \
 		>"$out/$k.log" 2>&1 || rc=1
 	grep -E '^ *(not )?ok ' "$out/$k/client/tests.ktap" 2>/dev/null | sed "s/^ */[$k] /"
 	files+=("$k=$out/$k/client/scale.txt")

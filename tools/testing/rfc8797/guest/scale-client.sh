@@ -157,6 +157,10 @@ one() {
 for spec in "$@"; do
 	type=${spec%%:*}
 	IFS=, read -r -a counts <<<"${spec#*:}"
+	if [[ ! "$spec" =~ ^[a-z0-9]+:[1-9][0-9]*(,[1-9][0-9]*)*$ ]]; then
+		fail "$prefix-$type-count" "'$spec' is not TYPE:N[,N...]"
+		continue
+	fi
 	if ! hex=$(type_hex "$type"); then
 		fail "$prefix-$type-type" "unknown client type $type"
 		continue
