@@ -5,7 +5,7 @@
 # client TYPE and each count N, N RPC-over-RDMA connections to the
 # server's NFS/RDMA port at once, each a cm-peer (tools/testing/rfc8797/
 # guest/cm-peer) that sends the CM Private Data of TYPE, sends one NFSv4
-# NULL call and holds the connection open while the server measures
+# call (PUTROOTFH, READDIR) and holds the connection open while the server measures
 # what they cost it.  Leaves DONE in the export at the end.
 #
 #   scale-client.sh [--prefix NAME] TYPE:N[,N...]...
@@ -93,7 +93,12 @@ meminfo() {
 server_lists() { meminfo MEM_NOW; [ "$CONNS" = "$1" ]; }
 
 # peers N HEX: N cm-peers connect with Private Data HEX, call and hold
-# (PIDS); until each has its reply or has ended.  RFC8797_INJECT=
+# (PIDS); until each has its reply or has ended.  The call is an NFSv4
+# COMPOUND that starts with PUTROOTFH, not a NULL: sunrpc keeps at most
+# 64 connections whose peer has not presented a filehandle
+# (XPT_MAX_TMP_CONN) and closes the oldest of them as more come, so
+# peers that only sent a NULL left the server holding 65 of 100.  A
+# reply too large for a small type is ERR_CHUNK, a reply all the same.  RFC8797_INJECT=
 # scale-refused: the first connects to a port nothing listens on.
 peers() {
 	local i port
@@ -103,7 +108,7 @@ peers() {
 		port=$RDMA_PORT
 		[ "$INJECT" != scale-refused ] || [ "$i" != 1 ] || port=$((RDMA_PORT + 1))
 		timeout -k 5 900 "$CM_PEER" connect "$SERVER_ADDR" "$port" --data "$2" \
-			--call null:68 --hold 600 --timeout 60 >$OUT/p$i.out 2>$OUT/p$i.err &
+			--call readdir --hold 600 --timeout 60 >$OUT/p$i.out 2>$OUT/p$i.err &
 		PIDS[i]=$!
 	done
 	SLOWWAIT_INTERVAL=1 slowwait $((60 + $1)) replied "$1"
