@@ -34,9 +34,10 @@
 #                      VmallocUsed=KiB PageTables=KiB Percpu=KiB
 #                      max_req_size=N conns=N" from /proc/meminfo after
 #                      dropping the page cache, dentries and inodes, the
-#                      server's max_req_size, and its connected RDMA-CM
-#                      IDs on the NFS/RDMA port (rdma res show cm_id: any
-#                      kernel): make bench BENCH=scale (scale-client.sh)
+#                      server's max_req_size, and its RDMA-CM IDs on the
+#                      NFS/RDMA port but the listener, whatever their
+#                      state (rdma res show cm_id: any kernel): make
+#                      bench BENCH=scale (scale-client.sh)
 #   counters           "counters send_inv=A send_plain=B SQ=S" as in a
 #                      snapshot, once they have stopped moving (svcrdma
 #                      counts a Send when it completes, a little after

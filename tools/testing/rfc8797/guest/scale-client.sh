@@ -98,8 +98,9 @@ server_lists() { meminfo MEM_NOW; [ "$CONNS" = "$1" ]; }
 # 64 connections whose peer has not presented a filehandle
 # (XPT_MAX_TMP_CONN) and closes the oldest of them as more come, so
 # peers that only sent a NULL left the server holding 65 of 100.  A
-# reply too large for a small type is ERR_CHUNK, a reply all the same.  RFC8797_INJECT=
-# scale-refused: the first connects to a port nothing listens on.
+# reply too large for a small type is ERR_CHUNK, a reply all the same.
+# RFC8797_INJECT=scale-refused: the first connects to a port nothing
+# listens on.
 peers() {
 	local i port
 	PIDS=()
