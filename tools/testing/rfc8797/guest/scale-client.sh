@@ -5,8 +5,8 @@
 # client TYPE and each count N, N RPC-over-RDMA connections to the
 # server's NFS/RDMA port at once, each a cm-peer (tools/testing/rfc8797/
 # guest/cm-peer) that sends the CM Private Data of TYPE, sends one NFSv4
-# call (PUTROOTFH, READDIR) and holds the connection open while the server measures
-# what they cost it.  Leaves DONE in the export at the end.
+# call (PUTROOTFH, READDIR) and holds the connection open while the
+# server measures what they cost it.  Leaves DONE in the export at the end.
 #
 #   scale-client.sh [--prefix NAME] TYPE:N[,N...]...
 #
@@ -24,8 +24,8 @@
 # since the mark and the soft-RoCE queues made since; then "meminfo");
 # the peers disconnect, and within 60 s the server must count no
 # connection, when it reports a third time.  The server counts its
-# connected RDMA-CM IDs on the NFS/RDMA port (rdma res show cm_id),
-# which any kernel shows.  Results:
+# RDMA-CM IDs on the NFS/RDMA port but the listener (rdma res show
+# cm_id), which any kernel shows.  Results:
 #   PREFIX-TYPE-N-connected  every peer was accepted and got its reply
 #   PREFIX-TYPE-N-listed     the server counted N connections meanwhile
 #   PREFIX-TYPE-N-released   it counted none after they closed
@@ -121,11 +121,10 @@ peers_end() {
 	SLOWWAIT_INTERVAL=2 slowwait 60 server_lists 0
 }
 
-# one TYPE N SIZE: see above
+# one TYPE N SIZE HEX: see above (HEX: type_hex TYPE)
 one() {
-	local type=$1 n=$2 size=$3 hex i ok=0 bad="" mem before held after name
+	local type=$1 n=$2 size=$3 hex=$4 i ok=0 bad="" mem before held after name
 	name=$prefix-$type-$n
-	hex=$(type_hex "$type")
 	server_lists 0 || log "$name: the server still counts $CONNS connections"
 	server_ask "mem-mark $size" >/dev/null
 	meminfo before
@@ -182,7 +181,7 @@ for spec in "$@"; do
 	peers_end || log "$type: the probe's connection is still counted"
 	log "$type: Receive buffers of ${size:=$MAX_REQ} octets"
 	for n in "${counts[@]}"; do
-		one "$type" "$n" "$size"
+		one "$type" "$n" "$size" "$hex"
 	done
 done
 
