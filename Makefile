@@ -59,20 +59,21 @@
 # $(CACHE), outside this repository.
 
 H := tools/testing/rfc8797
-# The base every target works on: mainline (Debian's linux-source-7.3,
-# the tree upstream reviews) or 6.12 (the stable line, the DKMS package).
-# make check runs the bases of CHECK_BASES.
+# The base every target works on, a file of $(H)/bases: mainline
+# (Debian's linux-source-7.3, the tree upstream reviews) or 6.12 (the
+# stable line, the DKMS package).  make check runs the bases of
+# CHECK_BASES.
 # (BASE= on the command line, or RFC8797_BASE in the environment; a
 # variable named BASE in the environment is not taken for it.)
 BASE_SET := $(or $(filter command line,$(origin BASE)),$(RFC8797_BASE))
 override BASE := $(if $(filter command line,$(origin BASE)),$(BASE),$(or $(RFC8797_BASE),mainline))
 export RFC8797_BASE := $(BASE)
-# Both bases by default: mainline in full, 6.12 its DKMS package on
-# Debian's 6.12 (check.sh: CHECK_STAGES_6_12, and why); BASE=6.12 runs
-# the stable line alone, in full.  Given to make check's check.sh runs
-# alone: the other targets that run check.sh (kunit, nfstest,
-# wireshark-live, check-debug, ...) work on BASE.
-CHECK_BASES ?= $(if $(BASE_SET),$(BASE),mainline 6.12)
+# Every base whose file sets MAKE_CHECK by default, in that order, each
+# with its MAKE_CHECK_STAGES: mainline in full, 6.12 its DKMS package on
+# Debian's 6.12; BASE=6.12 runs the stable line alone, in full.  Given
+# to make check's check.sh runs alone: the other targets that run
+# check.sh (kunit, nfstest, wireshark-live, check-debug, ...) work on BASE.
+CHECK_BASES ?= $(if $(BASE_SET),$(BASE),$(shell bash -c '. $(H)/lib.sh && base_names check'))
 # RFC8797_CACHE is the cache directory itself, as in lib.sh
 CACHE ?= $(or $(RFC8797_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rfc8797)
 FUZZ_SECONDS ?= 600
@@ -178,9 +179,10 @@ wireshark: deps
 wireshark-check: deps
 	@$(H)/check.sh wireshark
 
-# the DKMS package of BASE= (6.12 when not given: rpcrdma-rfc8797-dkms;
-# mainline: rpcrdma-rfc8797-7.3-dkms)
-dkms: export RFC8797_BASE := $(if $(BASE_SET),$(BASE),6.12)
+# the DKMS package of BASE= (when not given, the base whose package
+# Debian 12's kernel loads, DKMS_STOCK_KERNEL: 6.12's
+# rpcrdma-rfc8797-dkms; mainline: rpcrdma-rfc8797-7.3-dkms)
+dkms: export RFC8797_BASE := $(if $(BASE_SET),$(BASE),$(shell bash -c '. $(H)/lib.sh && base_with DKMS_STOCK_KERNEL dkms'))
 dkms: tree
 	@$(H)/deps.sh dkms
 	@$(H)/dkms.sh package >/dev/null
@@ -192,12 +194,11 @@ help:
 	@sed -n 's/^#   make/  make/p; s/^#                   /                   /p' $(firstword $(MAKEFILE_LIST))
 	@echo
 	@echo "Variables (make check VAR=value ..., or in the environment):"
-	@echo "  BASE               the base of every target: mainline (Debian's linux-source-7.3,"
-	@echo "                     default) or 6.12 (the stable line, the DKMS package)"
-	@echo "  CHECK_BASES        bases make check runs (default: \"mainline 6.12\"; BASE=6.12: 6.12 alone)"
-	@echo "  CHECK_STAGES_6_12  stages of the 6.12 base when make check runs both (default: dkms fstests;"
-	@echo "                     until 2026-11-29: kunit sparse postings clock sendqueue parallel"
-	@echo "                     interop nfstest dkms trixie)"
+	@echo "  BASE               the base of every target, a file of $(H)/bases:"
+	@echo "                     $$(bash -c '. $(H)/lib.sh && base_names' | tr '\n' ' ')(default: mainline)"
+	@echo "  CHECK_BASES        bases make check runs (default: \"$(CHECK_BASES)\"; BASE=6.12: 6.12 alone)"
+	@echo "  MAKE_CHECK_STAGES  stages of each base when make check runs more than one (default:"
+	@echo "                     each base's, bases/BASE; empty: all of the base's CHECK_STAGES)"
 	@echo "  E2E_TRANSPORTS     transports of the e2e, hostile and sendqueue stages (default: rxe siw)"
 	@echo "  E2E_TESTS          only these guest/tests/test-NAME.sh, e.g. \"agree large-io\" (default: all)"
 	@echo "  E2E_VERSIONS       NFS versions of the basic e2e guest (default: 3 4.0 4.1 4.2; siw: 3 4.2)"
@@ -217,9 +218,9 @@ help:
 	@echo "                     stock guest (about 15 minutes)"
 	@echo "  TRIXIE_TESTS       trixie stage: guest/tests/test-NAME.sh run on Debian 13's kernel with"
 	@echo "                     the module DKMS built there (6.12: trixie's 6.12; mainline: the"
-	@echo "                     backports 7.3) (default: 6.12 agree server-remote-inv; mainline none)"
-	@echo "  TRIXIE73_INTEROP_CELLS  trixie stage on mainline: also these interop cells (a regex,"
-	@echo "                     e.g. trixie-7.3; default none, for time: make interop runs them)"
+	@echo "                     backports 7.3) (default: the base's DKMS_TRIXIE_TESTS)"
+	@echo "  TRIXIE_INTEROP_CELLS  trixie stage: these interop cells, a regex, e.g. trixie-7.3"
+	@echo "                     (default: the base's DKMS_TRIXIE_CELLS; mainline none, for time)"
 	@echo "  TRIXIE_REFRESH     set: debootstrap the cached trixie root again"
 	@echo "  INTEROP_VERSIONS   make interop: only these NFS versions, e.g. 4.2 (default: 3 4.2)"
 	@echo "  NFSTEST_RUNS       make nfstest, check's nfstest stage: these runs instead of the set,"
@@ -233,8 +234,7 @@ help:
 	@echo "  FSTESTS_BUDGET     make fstests: seconds after which no guest starts more tests"
 	@echo "  FSTESTS_SRC        fstests' source, a checkout or tarball (default: the snapshot in"
 	@echo "                     ../shared/third-party, else a clone of upstream)"
-	@echo "  FSTESTS_SMOKE, FSTESTS_SMOKE_6_12  check's fstests stage: its tests on mainline and"
-	@echo "                     on 6.12 (default: see check.sh)"
+	@echo "  FSTESTS_SMOKE      check's fstests stage: its tests (default: the base's, bases/BASE)"
 	@echo "  DEBIAN_RETRIES     how often a guest (pair) that Debian's kernel crashed, ours not,"
 	@echo "                     runs again (default 2); DEBIAN_RUN_RETRIES: per script run (default 3)"
 	@echo "  BENCH              make bench: full (default, under 60 minutes), quick (about 25),"

@@ -17,7 +17,7 @@ if [ "${1:-}" = --variant ]; then
 	variant=$2
 	shift 2
 fi
-frags=("$RFC_HARNESS/config" "$RFC_HARNESS/config.$RFC_BASE" "$@")
+frags=("$RFC_HARNESS/config" "$RFC_HARNESS/$BASE_CONFIG" "$@")
 out=$CACHE/build/$variant
 logdir=$CACHE/logs
 mkdir -p "$out" "$logdir" "$CCACHE_DIR"

@@ -6,17 +6,16 @@
 #
 #   check.sh [STAGE...]   stages: ktap bench kunit sparse postings fuzz wireshark
 #                         clock e2e hostile sendqueue parallel storm interop nfstest fstests dkms trixie (default:
-#                         all, in that order; dkms on the 6.12 base only;
-#                         trixie is each base's DKMS package on Debian 13:
-#                         6.12's on trixie's 6.12, mainline's on the
-#                         backports 7.3), and
+#                         the base's CHECK_STAGES, bases/BASE; trixie is
+#                         the base's DKMS package on Debian 13), and
 #                         kunit_upstream (make kunit-upstream, check-debug),
 #                         wireshark_live (make wireshark-live),
 #                         nfstest_full (make nfstest)
 #
-# CHECK_BASES="mainline 6.12" (make check's default) runs the stages on
-# each base in turn, each in a run of its own, and names its results
-# "BASE: ..."; with no STAGE, 6.12 runs CHECK_STAGES_6_12.
+# CHECK_BASES="mainline 6.12" (make check's default: the bases with
+# MAKE_CHECK) runs the stages on each base in turn, each in a run of its
+# own, and names its results "BASE: ..."; with no STAGE, each base runs
+# its MAKE_CHECK_STAGES (empty: CHECK_STAGES).
 # check.sh --needs-kernel [STAGE...] runs nothing: its exit status says
 # whether the base's stages need its test kernel built (make check).
 #
@@ -39,32 +38,25 @@ set -uo pipefail
 resolve_base || exit 1
 check_inject
 
-ALL_STAGES=(ktap bench kunit sparse postings fuzz wireshark clock e2e hostile sendqueue parallel storm interop nfstest fstests)
-# the DKMS packages: 6.12's (Debian 12 and 13's 6.12, both stages) and
-# mainline's (Debian 13's backports 7.3: the trixie stage alone, as
-# Debian's 7.3 headers need trixie's gcc-14)
-if [ "$RFC_BASE" = 6.12 ]; then
-	ALL_STAGES+=(dkms trixie)
-else
-	ALL_STAGES+=(trixie)
-fi
-# When make check runs both bases (its default), mainline runs
-# everything and 6.12 what its users install: the DKMS package, built
-# against Debian 12's 6.12 headers and loaded into Debian's stock 6.12
-# (NFSv3 and v4.2, agree), the series applied by make check's tree.sh
-# prepare.  The stages of 6.12's own test kernel no longer fit CI's 90
-# minutes beside mainline's since the guests keep real time: make check
-# CHECK_STAGES_6_12="kunit sparse postings clock sendqueue parallel
-# interop nfstest dkms trixie" runs what 6.12 ran until 2026-11-29.
-CHECK_STAGES_6_12=${CHECK_STAGES_6_12:-dkms fstests}
+# shellcheck disable=SC2206	# a list of words
+ALL_STAGES=($CHECK_STAGES)
 read -r -a bases <<<"${CHECK_BASES:-$RFC_BASE}"
+# make_check_stages BASE: the stages make check gives BASE when it runs
+# more than one base
+make_check_stages() {
+	local st
+	st=$(base_value "$1" MAKE_CHECK_STAGES) || return 1
+	[ -n "${MAKE_CHECK_STAGES+x}" ] && st=$MAKE_CHECK_STAGES
+	[ -n "$st" ] || st=$(base_value "$1" CHECK_STAGES)
+	echo "$st"
+}
 # The stages that boot or build in the base's own test kernel
 # ($CACHE/build/main): make check builds a base's kernel only when one
 # of that base's stages is here
 KERNEL_STAGES=(kunit sparse postings clock e2e hostile sendqueue parallel storm interop nfstest
 	kunit_upstream wireshark_live nfstest_full)
-# (6.12's fstests stage boots Debian's 6.12 with the DKMS package)
-[ "$RFC_BASE" = 6.12 ] || KERNEL_STAGES+=(fstests)
+# (fstests boots the base's FSTESTS_KERNEL: not always its own)
+[ "$FSTESTS_KERNEL" != ours ] || KERNEL_STAGES+=(fstests)
 # check.sh --needs-kernel [STAGE...]: exit 0 when the stages make check
 # gives this base (RFC8797_BASE; or the STAGEs) need its test kernel
 if [ "${1:-}" = --needs-kernel ]; then
@@ -72,8 +64,8 @@ if [ "${1:-}" = --needs-kernel ]; then
 	st=("$@")
 	if [ ${#st[@]} -eq 0 ]; then
 		st=("${ALL_STAGES[@]}")
-		# shellcheck disable=SC2206	# a list of words
-		[ "$RFC_BASE" != 6.12 ] || [ ${#bases[@]} -lt 2 ] || st=($CHECK_STAGES_6_12)
+		# shellcheck disable=SC2207	# a list of words
+		[ ${#bases[@]} -lt 2 ] || st=($(make_check_stages "$RFC_BASE"))
 	fi
 	for s in "${st[@]}"; do
 		[[ " ${KERNEL_STAGES[*]} " != *" $s "* ]] || exit 0
@@ -547,36 +539,28 @@ stage_nfstest() {
 stage_nfstest_full() { stage_nfstest full; }
 
 # fstests' smoke selection over NFSv4.2/rxe (fstests.sh; make fstests
-# runs whole groups): data paths through the RDMA transport, from the
-# quick group: mmap with truncate and msync (029, 030, 080), fsx
-# (075), locks (131, and OFD locks 504), AIO with O_DIRECT (207, 240),
+# runs whole groups), the base's FSTESTS_SMOKE on its FSTESTS_KERNEL:
+# data paths through the RDMA transport, from the quick group.  On
+# mainline: mmap with truncate and msync (029, 030, 080), fsx (075),
+# locks (131, and OFD locks 504), AIO with O_DIRECT (207, 240),
 # copy_file_range, NFSv4.2's server-side COPY (430).  Alone on the
 # machine (2026-11-29, run 20261129-214117-14533) these took 16, 18,
 # 12, 63, 10, 11, 11, 10 and 15 s, and the stage's guest 80 s more; the
 # fourteen tests it first had took 761 s, too much for CI's 90 minutes
 # beside the rest: fsstress (013, 248 s), fsx O_DIRECT (091, 193 s) and
-# AIO (112, 72 s), truncate (014, 49 s) and 431 left it.  On mainline
-# the test kernel of the series; on 6.12 Debian's stock 6.12 with the
-# DKMS package's rpcrdma.ko, what 6.12's users install (the dkms stage
-# lays it out).  Fresh results in the run folder: make check never
-# reports a recorded one.
-FSTESTS_SMOKE=${FSTESTS_SMOKE:-generic/029 generic/030 generic/075 generic/080 generic/131
-generic/207 generic/240 generic/430 generic/504}
-# 6.12's: fsx, locks, NFSv4.2 COPY.  Debian's 6.12 ran fstests some
-# three times slower than our test kernel beside the same load
-# (generic/013 1043 s against 367 s, 014 212 s against 79 s); these
-# three took 263 s beside one other guest (run 20261129-212459-12428)
-FSTESTS_SMOKE_6_12=${FSTESTS_SMOKE_6_12:-generic/075 generic/131 generic/430}
+# AIO (112, 72 s), truncate (014, 49 s) and 431 left it.  On 6.12
+# Debian's stock 6.12 with the DKMS package's rpcrdma.ko ("dkms"), what
+# 6.12's users install (the dkms stage lays it out).  Fresh results in
+# the run folder: make check never reports a recorded one.
 stage_fstests() {
-	local f=$run/fstests.ktap k=ours tests=$FSTESTS_SMOKE
-	if [ "$RFC_BASE" = 6.12 ]; then
-		k=dkms tests=$FSTESTS_SMOKE_6_12
+	local f=$run/fstests.ktap k=$FSTESTS_KERNEL
+	if [ "$k" = "$DKMS_STOCK_KERNEL" ]; then
 		[ -d "$CACHE/dkms/modules-$STOCK_KREL" ] ||
 			{ result "fstests: dkms" fail "no DKMS modules for $STOCK_KREL: the dkms stage lays them out, run it first"; return; }
 	fi
 	rm -f "$f"
 	# a hang costs ten minutes, not fstests.sh's thirty
-	"$RFC_HARNESS/fstests.sh" run --kernel "$k" --tests "$tests" --per-test 600 \
+	"$RFC_HARNESS/fstests.sh" run --kernel "$k" --tests "$FSTESTS_SMOKE" --per-test 600 \
 		--record "$run/fstests" --results-file "$f" >"$run/fstests.log" 2>&1
 	import_ktap "$f" "" $?
 }
@@ -655,7 +639,7 @@ stage_dkms() {
 # (TRIXIE_TESTS only when set, below); its interop cells (trixie-7.3,
 # against Debian's 6.12 in both roles) only in make interop, for time.
 stage_trixie() {
-	local deb k t f=$run/trixie-matrix.ktap kern=trixie suf="" cells tests
+	local deb k t f=$run/trixie-matrix.ktap kern=$DKMS_TRIXIE_KERNEL suf=$DKMS_TRIXIE_SUFFIX cells tests
 	"$RFC_HARNESS/deps.sh" trixie >"$run/trixie-deps.log" 2>&1 ||
 		{ result "trixie: deps" fail "deps.sh trixie failed, see $run/trixie-deps.log"; return; }
 	if ! deb=$("$RFC_HARNESS/dkms.sh" package 2>"$run/trixie-package.log"); then
@@ -670,7 +654,6 @@ stage_trixie() {
 	# a trixie.sh that stopped half-way: its exit status with no failed
 	# result to explain it
 	import_ktap "$run/trixie-install.ktap" "trixie: " $?
-	[ "$DKMS_LINE" = 6.12 ] || suf=-$DKMS_LINE kern=trixie$suf
 	if [ ! -f "$CACHE_ROOT/trixie/work$suf.krel" ]; then
 		result "trixie: guests" fail "no trixie kernel to boot, see $run/trixie-install.log"
 		return
@@ -678,22 +661,15 @@ stage_trixie() {
 	k=$(cat "$CACHE_ROOT/trixie/work$suf.krel")
 	RFC8797_KERNEL=$kern e2e_guest "trixie-$k" rxe "$RFC_HARNESS/guest/tests/dkms-module.sh" \
 		"$RFC_HARNESS/guest/tests/nfs-basic.sh" --transport rxe 3 4.2
-	# The 7.3 package's module on Debian's 7.3 boots with nfs-basic
-	# alone unless TRIXIE_TESTS names tests: agree and
-	# server-remote-inv took 340 s and 227 s of guest time there (run
-	# 20261130-022941-9103), for code that e2e tests built into our
-	# kernel and the dkms stage as 6.12's module on Debian's 6.12; so
-	# nothing in make check runs agree on the 7.3 module itself
-	tests=${TRIXIE_TESTS-agree server-remote-inv}
-	[ -n "${TRIXIE_TESTS+x}" ] || [ -z "$suf" ] || tests=""
+	# the base's DKMS_TRIXIE_TESTS, unless TRIXIE_TESTS names others
+	tests=${TRIXIE_TESTS-$DKMS_TRIXIE_TESTS}
 	for t in $tests; do
 		RFC8797_KERNEL=$kern e2e_guest "trixie-$k-$t" rxe "$RFC_HARNESS/guest/tests/dkms-module.sh" \
 			"$RFC_HARNESS/guest/tests/test-$t.sh"
 	done
 	e2e_wait
-	# the 6.12 module against Debian 12's 6.12 and Debian 13's 7.3
-	cells='^(trixie-client/stock-server|stock-client/trixie-server|trixie-client/stock-7\.3-server|stock-7\.3-client/trixie-server)$'
-	[ -z "$suf" ] || cells=${TRIXIE73_INTEROP_CELLS:-}
+	# the base's DKMS_TRIXIE_CELLS, unless TRIXIE_INTEROP_CELLS names others
+	cells=${TRIXIE_INTEROP_CELLS-$DKMS_TRIXIE_CELLS}
 	if [ -n "$cells" ]; then
 		TRIXIE_PREPARED=1 INTEROP_CELLS=$cells INTEROP_VERSIONS=${INTEROP_VERSIONS:-4.2} \
 			"$RFC_HARNESS/interop-matrix.sh" --results-file "$f" >"$run/trixie-interop.log" 2>&1
@@ -709,9 +685,8 @@ stage_trixie() {
 check_base() {
 	local b=$1 st=("${stages[@]}") t=$SECONDS
 	if [ ${#st[@]} -eq 0 ]; then
-		# the child picks its base's stages
-		# shellcheck disable=SC2206	# a list of words
-		[ "$b" != 6.12 ] || st=($CHECK_STAGES_6_12)
+		# shellcheck disable=SC2207	# a list of words
+		st=($(make_check_stages "$b")) || die "CHECK_BASES: no base $b"
 	fi
 	msg "=== base $b: ${st[*]}"
 	RFC8797_BASE=$b RFC8797_BASE_RESOLVED="" CHECK_BASES=$b RFC8797_CHECK_RUN=$run/$b \

@@ -6,11 +6,13 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 resolve_base || exit 1
 
-# The base's source is installed when the base is the pin; any other
-# base (RFC8797_BASE_VERSION, or the fallback when Debian no longer
-# offers the pin) is downloaded into the cache by tree.sh, never installed.
+# The base's source is installed when the base is the pin and the
+# machine's own suites offer it (no BASE_SUITES); any other base
+# (RFC8797_BASE_VERSION, the fallback when Debian no longer offers the
+# pin, a base of other suites) is downloaded into the cache by tree.sh,
+# never installed.
 src=()
-[ "$RFC_BASE" != 6.12 ] || [ "$BASE_PKG_VERSION" != "$BASE_PIN" ] || src=("$BASE_SRC=$BASE_PKG_VERSION")
+[ -n "$BASE_SUITES" ] || [ "$BASE_PKG_VERSION" != "$BASE_PIN" ] || src=("$BASE_SRC=$BASE_PKG_VERSION")
 pkgs=(
 	"${src[@]}"
 	build-essential flex bison bc libelf-dev libssl-dev dwarves ccache sparse python3 python3-ply python3-git

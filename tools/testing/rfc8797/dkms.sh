@@ -3,7 +3,7 @@
 # The patched rpcrdma.ko as a DKMS package for Debian's stock kernels of
 # the base's line: BASE=6.12 rpcrdma-rfc8797-dkms for Debian 12 and 13's
 # 6.12, BASE=mainline rpcrdma-rfc8797-7.3-dkms for Debian 13's backports
-# 7.3 (lib.sh: DKMS_NAME, DKMS_LINE, DKMS_MIN_SUBLEVEL).
+# 7.3 (bases/BASE: DKMS_NAME, DKMS_LINE, DKMS_MIN_SUBLEVEL).
 #
 #   dkms.sh package          build rpcrdma-rfc8797-dkms_VERSION_all.deb from
 #                            the prepared tree (tree.sh prepare); prints its path
@@ -63,7 +63,7 @@ g() { git -C "$TREE" "$@"; }
 # include/rdma) are the same as the base's, bar svc_rdma.h, which the
 # package carries (compared in Debian's linux-headers-*-common).  DKMS
 # skips an older kernel like any kernel that is not 6.12.  The number,
-# DKMS_MIN_SUBLEVEL, is set in lib.sh: the dkms stage also builds the
+# DKMS_MIN_SUBLEVEL, is set in bases/6.12: the dkms stage also builds the
 # module against that kernel's headers (DKMS_KRELS).
 #
 # The oldest 7.3 (mainline's package), worked out the same way: the
@@ -355,7 +355,6 @@ cmd_select() {
 
 cmd_package() {
 	local tip tree ver stage src f hdrs=() priv=() left n_in n_out n_all desc date maint
-	local synopsis kernels other
 	[ -d "$TREE/.git" ] || die "no prepared tree in $TREE: run 'make tree'"
 	g diff --quiet HEAD -- || die "$TREE has uncommitted edits; the package is built from committed work only"
 	mkdir -p "$OUT"
@@ -456,14 +455,6 @@ EOF
 	*"<"*) maint=$DEBEMAIL ;;	# dch's "Name <address>" form
 	*) maint="${DEBFULLNAME:-RFC 8797 NFS/RDMA package builder} <${DEBEMAIL:-rfc8797@example.org}>" ;;
 	esac
-	# the two packages apart: which kernels, and the other one
-	if [ "$DKMS_LINE" = 6.12 ]; then
-		synopsis="" kernels=" (Debian 12 and Debian 13)"
-		other=" Debian 13's backports 7.3 kernels have a package of their own, rpcrdma-rfc8797-7.3-dkms."
-	else
-		synopsis=" (Linux 7.3)" kernels=" (Debian 13's trixie-backports)"
-		other=" Debian's 6.12 kernels have a package of their own, rpcrdma-rfc8797-dkms; both can be installed together, each builds for its own kernels only."
-	fi
 	mkdir -p "$stage/debian/source"
 	echo "3.0 (native)" >"$stage/debian/source/format"
 	cat >"$stage/debian/control" <<EOF
@@ -479,10 +470,10 @@ Package: $PKG
 Architecture: all
 Depends: \${misc:Depends}
 Recommends: linux-headers-amd64
-Description: NFS/RDMA transport (rpcrdma) with RFC 8797 CM Private Data, DKMS$synopsis
+Description: NFS/RDMA transport (rpcrdma) with RFC 8797 CM Private Data, DKMS$DKMS_SYNOPSIS
  The Linux $DKMS_LINE rpcrdma module (NFS/RDMA client xprtrdma and server
  svcrdma) with the RFC 8797 patch series, built by DKMS for Debian's
-$(echo "$DKMS_LINE kernels$kernels and installed in updates/dkms, where it takes precedence over the kernel's own rpcrdma.ko.$other" | fold -s -w 72 | sed -e 's/ *$//' -e 's/^/ /')
+$(echo "$DKMS_LINE kernels$DKMS_KERNELS and installed in updates/dkms, where it takes precedence over the kernel's own rpcrdma.ko.$DKMS_OTHER" | fold -s -w 72 | sed -e 's/ *$//' -e 's/^/ /')
  .
 $(echo "Series: $desc. Left out of this build: ${left:-nothing}." | fold -s -w 72 | sed 's/^/ /')
 EOF

@@ -10,6 +10,7 @@
 # RFC8797_INJECT is set).  Exit status 0 only when every cell passed.
 #
 #   interop-matrix.sh [--quick] [--results-file FILE]
+#   interop-matrix.sh [--quick] --list   the cells' names, and nothing run
 #   --quick: make check's subset, NFSv4.2: our client against the stock
 #            server (which advertises R=0 at 4 KiB and still sends Send
 #            With Invalidate) and the stock client at 1500/3000 inline
@@ -35,10 +36,11 @@ check_inject
 [ -z "${INTEROP_CELL_RETRIES+x}${INTEROP_RUN_RETRIES+x}" ] ||
 	die "INTEROP_CELL_RETRIES and INTEROP_RUN_RETRIES are gone: DEBIAN_RETRIES, DEBIAN_RUN_RETRIES (make help)"
 
-quick=0 rfile=""
+quick=0 rfile="" list=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1; shift ;;
+	--list) list=1; shift ;;
 	--results-file) rfile=$2; shift 2 ;;
 	*) die "unknown option $1" ;;
 	esac
@@ -49,7 +51,7 @@ if [ -n "$rfile" ]; then
 	ktap_print_header >/dev/null
 fi
 out=$CACHE/interop/$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
+[ "$list" = 1 ] || mkdir -p "$out"
 vers=(3 4.2)
 # name server-kernel client-kernel server-args client-args expect
 # expect: swi = the server must use Send With Invalidate (our server with
@@ -79,20 +81,10 @@ cells=(
 # ours/ours in the full matrix only: make check's e2e and nfstest stages
 # pair our kernel with itself throughout
 [ "$quick" = 1 ] || cells+=("ours/ours ours ours - - inline")
-# On mainline, across versions too: our 6.12 (make build BASE=6.12) in
-# both roles, and in the full matrix the mainline base without the
-# series (make build-base), upstream's own code, which behaves as the
-# stock 6.12 does
-if [ "$RFC_BASE" = mainline ]; then
-	cells+=("ours-6.12-client/ours-server ours ours-6.12 - - inline")
-	[ "$quick" = 1 ] || cells+=(
-		"ours-client/ours-6.12-server ours-6.12 ours - - inline"
-		"ours-client/stock-7.3-server stock-7.3 ours - - swi"
-		"stock-7.3-client/ours-server ours stock-7.3 - - swi"
-		"base-client/ours-server ours base - - swi"
-		"ours-client/base-server base ours - - swi"
-	)
-fi
+# The base's own cells (bases/BASE: INTEROP_QUICK_CELLS, and in the full
+# matrix INTEROP_FULL_CELLS), e.g. mainline's across versions
+mapfile -t -O ${#cells[@]} cells < <(printf '%s\n' "$INTEROP_QUICK_CELLS" | grep .)
+[ "$quick" = 1 ] || mapfile -t -O ${#cells[@]} cells < <(printf '%s\n' "$INTEROP_FULL_CELLS" | grep .)
 # --quick runs NFSv4.2 alone (Debian's own 7.3 with NFSv3 too until
 # 2026-11-29: make check's nfstest stage now runs NFSv3 over RDMA with
 # nfstest_rdma's wire checks, and the time went to it)
@@ -121,6 +113,13 @@ if [ "$quick" != 1 ]; then
 	)
 fi
 inject=${RFC8797_INJECT:-}
+if [ "$list" = 1 ]; then
+	for cell in "${cells[@]}"; do
+		read -r name _ <<<"$cell"
+		[[ ! "$name" =~ ${INTEROP_CELLS:-.} ]] || echo "$name"
+	done
+	exit 0
+fi
 
 # is_ours KERNEL: our rpcrdma runs there (lib.sh's KERNELS): our
 # kernel, or "dkms", the stock kernel with our module from the DKMS
@@ -137,8 +136,10 @@ for cell in "${cells[@]}"; do
 	[[ "$name" =~ ${INTEROP_CELLS:-.} ]] || continue
 	[ "$skern" = dkms ] || [ "$ckern" = dkms ] || continue
 	msg "building the DKMS package and its module for $STOCK_KREL (log: $out/dkms.log)"
-	# the package is the 6.12 line's, whichever base this run is on
-	if ! (export RFC8797_BASE=6.12 RFC8797_BASE_RESOLVED=""
+	# the package is that of the base whose DKMS_STOCK_KERNEL is dkms,
+	# whichever base this run is on
+	b=$(base_with DKMS_STOCK_KERNEL dkms)
+	if ! (export RFC8797_BASE=$b RFC8797_BASE_RESOLVED=""
 	      "$RFC_HARNESS/deps.sh" dkms && deb=$("$RFC_HARNESS/dkms.sh" package) &&
 	      "$RFC_HARNESS/dkms.sh" modules "$deb" "$STOCK_KREL") >"$out/dkms.log" 2>&1; then
 		dkms_err="the DKMS package or its module for $STOCK_KREL failed, see $out/dkms.log"
@@ -151,8 +152,9 @@ done
 # it when it sets TRIXIE_PREPARED); "trixie-7.3" the same with the 7.3
 # package (mainline's) on the backports kernel, a work root of its own
 declare -A trixie_err=()
-for tk in trixie trixie-7.3; do
-	[ "$tk" = trixie ] && tb=6.12 || tb=mainline
+for tb in $(base_names); do
+	tk=$(base_value "$tb" DKMS_TRIXIE_KERNEL)
+	[ -n "$tk" ] || continue
 	for cell in "${cells[@]}"; do
 		read -r name skern ckern _ <<<"$cell"
 		[[ "$name" =~ ${INTEROP_CELLS:-.} ]] || continue
@@ -373,21 +375,16 @@ cell_setup() {
 	[ "$sargs" = - ] && sargs=""
 	[ "$cargs" = - ] && cargs=""
 	dir=$out/${name//\//_}
-	perr=""
-	case " $skern $ckern " in
-	*" dkms "*) perr=$dkms_err ;;
-	*" trixie "*) perr=${trixie_err[trixie]:-} ;;
-	*" trixie-7.3 "*) perr=${trixie_err[trixie-7.3]:-} ;;
-	esac
-	# a kernel of the other base that was not built: skipped, which
-	# check.sh does not count as passed
-	missing=""
+	perr="" missing=""
 	for k in "$skern" "$ckern"; do
-		case "$k" in
-		ours-6.12 | ours-mainline)
+		[ "$k" != dkms ] || perr=$dkms_err
+		[ -z "${trixie_err[$k]:-}" ] || perr=${trixie_err[$k]}
+		# a kernel of another base that was not built: skipped, which
+		# check.sh does not count as passed
+		if [[ "$k" == ours-* ]] && base_file "${k#ours-}" >/dev/null; then
 			kernel_info "$k" && [ -f "$K_IMAGE" ] ||
-				missing="no $k kernel: make build BASE=${k#ours-}" ;;
-		esac
+				missing="no $k kernel: make build BASE=${k#ours-}"
+		fi
 	done
 }
 

@@ -231,8 +231,11 @@ expect "check.sh: a missing results file is a failure" "exit 1 0 passed, 1 faile
 
 # make check builds a base's test kernel only when check.sh --needs-kernel
 # says that base's stages need it
+# (MAKE_CHECK_STAGES=$3 when given, else the bases' own)
 needs() {
-	RFC8797_BASE=$1 RFC8797_BASE_RESOLVED="" CHECK_BASES=$2 CHECK_STAGES_6_12=${3:-dkms} \
+	local e=()
+	[ -z "${3:-}" ] || e=(MAKE_CHECK_STAGES="$3")
+	env "${e[@]}" RFC8797_BASE="$1" RFC8797_BASE_RESOLVED="" CHECK_BASES="$2" \
 		"$RFC_HARNESS/check.sh" --needs-kernel "${@:4}" >/dev/null 2>&1
 	echo $?
 }
@@ -247,4 +250,37 @@ expect "check.sh --needs-kernel: 6.12's fstests boots Debian's 6.12" 1 \
 	"$(needs 6.12 "mainline 6.12" "dkms fstests")"
 expect "check.sh --needs-kernel: mainline's fstests boots ours" 0 \
 	"$(needs mainline mainline "" fstests)"
+
+# A base is one file of bases/: a throwaway third one (mainline's package
+# under another name, in make check after the others, kunit alone there)
+# in a copy of the folder (RFC8797_BASES_DIR) is a base everywhere
+mkdir "$tmp/bases"
+cp "$BASES_DIR"/* "$tmp/bases/"
+sed -e 's/^MAKE_CHECK=.*/MAKE_CHECK=9/' -e 's/^MAKE_CHECK_STAGES=.*/MAKE_CHECK_STAGES=kunit/' \
+	"$BASES_DIR/mainline" >"$tmp/bases/third"
+grep -v '^FSTESTS_KERNEL=' "$tmp/bases/third" >"$tmp/bases/lacking"
+sed -i 's/^MAKE_CHECK=.*/MAKE_CHECK=/' "$tmp/bases/lacking"
+third() { RFC8797_BASES_DIR=$tmp/bases RFC8797_BASE=$1 bash -c ". $RFC_HARNESS/lib.sh; $2" 2>&1; }
+expect "bases: a third base joins make check's default, in its place" "mainline 6.12 third" \
+	"$(third mainline 'base_names check | paste -sd" "')"
+expect "bases: the third base's series, cache, kernel and stock peer" \
+	"$RFC_TOP/patches/mainline $CACHE_ROOT/third $CACHE_ROOT/third/build/main/arch/x86/boot/bzImage 6.12" \
+	"$(third third 'harness_env && kernel_info ours-third && echo $PATCHES $CACHE $K_IMAGE $STOCK_BASE')"
+expect "bases: make check's stages of the third base" "kunit" \
+	"$(third mainline 'make_check_stages() { :; }; base_value third MAKE_CHECK_STAGES')"
+expect "bases: make check over three bases builds the third one's kernel for kunit" 0 \
+	"$(RFC8797_BASES_DIR=$tmp/bases needs third "mainline 6.12 third")"
+expect "bases: a file without a key is refused, by name" \
+	"error: $tmp/bases/lacking has no FSTESTS_KERNEL" "$(third lacking harness_env)"
+expect "bases: a base with no file is refused" \
+	"error: RFC8797_BASE=none: no such base; bases: 6.12 lacking mainline third " "$(third none harness_env)"
+cells() { RFC8797_BASES_DIR=$tmp/bases RFC8797_BASE=$1 RFC8797_BASE_RESOLVED="" \
+	"$RFC_HARNESS/interop-matrix.sh" --quick --list 2>&1 | paste -sd'|'; }
+expect "bases: make check's interop cells on mainline, its own last" \
+	"ours-client/stock-server|stock-client-w1500-r3000/ours-server|ours-6.12-client/ours-server" \
+	"$(cells mainline)"
+expect "bases: make check's interop cells on 6.12, none of its own" \
+	"ours-client/stock-server|stock-client-w1500-r3000/ours-server" "$(cells 6.12)"
+expect "bases: make check's default CHECK_BASES is the files'" "mainline 6.12 third" \
+	"$(env -u RFC8797_BASE -u CHECK_BASES RFC8797_BASES_DIR=$tmp/bases make -s -C "$RFC_TOP" -n check | sed -n 's/^for b in \(.*\); do.*/\1/p')"
 ktap_finished

@@ -7,23 +7,97 @@
 RFC_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 RFC_HARNESS=$RFC_TOP/tools/testing/rfc8797
 
-# Two bases, two series (patches/BASE/), one copy of the files the series
-# adds.  RFC8797_BASE selects one:
-#   mainline  Debian's linux-source-7.3 (suite trixie-backports): the
-#             development tree upstream reviews patches against
-#   6.12      Debian's linux-source-6.12 (bookworm-security, also trixie's
-#             kernel): the stable line, the DKMS package
+# A base is a file of bases/ (KEY=value, HARNESS.rst "Bases"):
+# Debian's kernel source package it starts from, the series and config
+# fragment applied to it, its DKMS package, its stages and interop
+# cells.  RFC8797_BASE names the file; mainline by default.
 RFC_BASE=${RFC8797_BASE:-mainline}
-# The stock kernel the guests boot as a peer (--kernel stock) is Debian's
-# released 6.12 on either base, what administrators run today; it is
-# also the 6.12 base's pin.
-STOCK_PIN=6.12.117-1~deb12u1
-# The mainline pin, and the suites its package comes from (a private
-# source list, apt_private); Debian's own 7.3 kernel of that version is
-# the second stock peer, "stock-7.3" (stock.sh 7.3): the backports
-# kernel a Debian 13 user installs
-MAINLINE_PIN=7.3.4-1~bpo13+1
-MAINLINE_SUITES="trixie-backports experimental sid"
+# (RFC8797_BASES_DIR: another folder of them, for ktap-selftest.sh)
+BASES_DIR=${RFC8797_BASES_DIR:-$RFC_HARNESS/bases}
+# the keys a variable of the environment overrides (HARNESS.rst)
+BASE_ENV_KEYS="MAKE_CHECK_STAGES FSTESTS_SMOKE DKMS_MIN_SUBLEVEL"
+BASE_KEYS="BASE_SRC BASE_PIN BASE_SUITES BASE_FAMILY BASE_SERIES BASE_CONFIG BASE_OVERLAY
+	BASE_DEBIAN_KERNEL STOCK_BASE DKMS_NAME DKMS_LINE DKMS_MIN_SUBLEVEL DKMS_OLDEST_FLAVOUR
+	DKMS_SYNOPSIS DKMS_KERNELS DKMS_OTHER DKMS_STOCK_KERNEL DKMS_TRIXIE_KERNEL
+	DKMS_TRIXIE_SUFFIX DKMS_TRIXIE_INSTALL DKMS_TRIXIE_TESTS DKMS_TRIXIE_CELLS CHECK_STAGES
+	MAKE_CHECK MAKE_CHECK_STAGES FSTESTS_KERNEL FSTESTS_SMOKE INTEROP_QUICK_CELLS
+	INTEROP_FULL_CELLS BENCH_SQ_SPIN"
+
+# base_file NAME: the file of the base NAME; fails when there is none
+base_file() {
+	case "$1" in
+	"" | */* | .*) return 1 ;;
+	esac
+	[ -f "$BASES_DIR/$1" ] && echo "$BASES_DIR/$1"
+}
+
+# base_value NAME KEY: KEY of the base NAME as its file says
+base_value() {
+	local f
+	f=$(base_file "$1") || return 1
+	# shellcheck source=/dev/null
+	(. "$f" && printf '%s\n' "${!2-}")
+}
+
+# base_with KEY VALUE: the first base whose KEY is VALUE
+base_with() {
+	local b
+	for b in $(base_names); do
+		[ "$(base_value "$b" "$1")" != "$2" ] || { echo "$b"; return 0; }
+	done
+	return 1
+}
+
+# base_names [check]: every base, or with "check" those of make check's
+# default (MAKE_CHECK set), in that order
+base_names() {
+	local f n
+	for f in "$BASES_DIR"/*; do
+		n=${f##*/}
+		base_file "$n" >/dev/null || continue
+		if [ "${1:-}" = check ]; then
+			n="$(base_value "$n" MAKE_CHECK) $n"
+			[ "${n%% *}" != "" ] || continue
+		else
+			n="0 $n"
+		fi
+		echo "$n"
+	done | sort -k1,1n -k2 | cut -d' ' -f2
+}
+
+# load_base: the settings of RFC_BASE's file, where BASE_ENV_KEYS keep a
+# value set in the environment; BASE_SRC stays empty (harness_env then
+# refuses) when the file is missing or lacks a key
+load_base() {
+	local f k v
+	local -a keep=()
+	BASE_SRC=""
+	f=$(base_file "$RFC_BASE") || return 0
+	for k in $BASE_ENV_KEYS; do
+		[ -z "${!k+x}" ] || keep+=("$k=${!k}")
+	done
+	# shellcheck source=/dev/null
+	. "$f"
+	for v in "${keep[@]}"; do
+		printf -v "${v%%=*}" '%s' "${v#*=}"
+	done
+	for k in $BASE_KEYS; do
+		[ -n "${!k+x}" ] || { BASE_MISSING=$k BASE_SRC=""; return 0; }
+	done
+	BASE_PIN=${RFC8797_BASE_PIN:-$BASE_PIN}
+	# the headers the dkms stage also builds the package against: the
+	# oldest kernel it accepts, of the flavour the base names
+	DKMS_KRELS=${DKMS_KRELS-${DKMS_OLDEST_FLAVOUR:+$DKMS_LINE.$DKMS_MIN_SUBLEVEL$DKMS_OLDEST_FLAVOUR}}
+	DKMS_PKG=$DKMS_NAME-dkms
+}
+load_base
+# The stock kernel the guests boot as a peer (--kernel stock): Debian's
+# kernel of STOCK_BASE's pin.  Debian's own 7.3 kernel of the mainline
+# pin is the second stock peer, "stock-7.3" (stock.sh 7.3): the
+# backports kernel a Debian 13 user installs
+STOCK_PIN=$(base_value "${STOCK_BASE:-6.12}" BASE_PIN)
+MAINLINE_PIN=$(base_value mainline BASE_PIN)
+MAINLINE_SUITES=$(base_value mainline BASE_SUITES)
 STOCK73_PKG_VERSION=${RFC8797_STOCK73_VERSION:-$MAINLINE_PIN}
 STOCK73_KREL=${STOCK73_PKG_VERSION%%-*}+deb13-amd64
 # backports has no -unsigned image for it: the signed one boots the same
@@ -32,25 +106,6 @@ STOCK73_IMAGE_PKG=linux-image-$STOCK73_KREL
 # installs on bookworm (architecture all)
 NFSTEST_PIN=3.2-3
 NFSTEST_SUITE=trixie
-# BASE_DEBIAN_KERNEL: Debian's own kernel of the base's version (a
-# KERNELS name), the base without the series that nfstest compares with
-case "$RFC_BASE" in
-mainline)
-	BASE_SRC=linux-source-7.3
-	BASE_DEBIAN_KERNEL=stock-7.3
-	# the newest linux-source-7.N of these suites when the pin is gone
-	BASE_FAMILY='linux-source-7\.[0-9]+'
-	BASE_SUITES=$MAINLINE_SUITES
-	BASE_PIN=${RFC8797_BASE_PIN:-$MAINLINE_PIN} ;;
-6.12)
-	BASE_SRC=linux-source-6.12
-	BASE_DEBIAN_KERNEL=stock
-	BASE_FAMILY='linux-source-6\.12'
-	BASE_SUITES=""
-	BASE_PIN=${RFC8797_BASE_PIN:-$STOCK_PIN} ;;
-*)
-	BASE_SRC="" ;;	# harness_env refuses it
-esac
 
 CACHE_ROOT=${RFC8797_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rfc8797}
 # everything that depends on the base: tree, builds, runs, logs
@@ -59,7 +114,7 @@ CACHE=$CACHE_ROOT/$RFC_BASE
 STOCK_DIR=$CACHE_ROOT/stock
 # Debian's own 7.3 (trixie-backports), the same for both bases
 STOCK73_DIR=$CACHE_ROOT/stock-7.3
-PATCHES=$RFC_TOP/patches/$RFC_BASE
+PATCHES=$RFC_TOP/patches/${BASE_SERIES:-$RFC_BASE}
 # The kernels a guest boots (guest.sh --kernel NAME), one line each, in
 # the way kunit.py's qemu_configs describes its machines:
 #   NAME ROOT RPCRDMA DEBIAN FETCH IMAGE [INITRD MODULES]
@@ -85,8 +140,6 @@ KERNELS=(
 	'debug         9p     ours  no  build $CACHE/build/debug/arch/x86/boot/bzImage'
 	'kcsan         9p     ours  no  build $CACHE/build/kcsan/arch/x86/boot/bzImage'
 	'base          9p     stock no  build $CACHE/build/base/arch/x86/boot/bzImage'
-	'ours-6.12     9p     ours  no  build $CACHE_ROOT/6.12/build/main/arch/x86/boot/bzImage'
-	'ours-mainline 9p     ours  no  build $CACHE_ROOT/mainline/build/main/arch/x86/boot/bzImage'
 	'stock         initrd stock yes stock.sh $STOCK_DIR/boot/vmlinuz-$STOCK_KREL $STOCK_DIR/initramfs.cpio.gz $STOCK_DIR/lib/modules/$STOCK_KREL'
 	'stock-7.3     initrd stock yes stock.sh-7.3 $STOCK73_DIR/boot/vmlinuz-$STOCK73_KREL $STOCK73_DIR/initramfs.cpio.gz $STOCK73_DIR/lib/modules/$STOCK73_KREL'
 	'dkms          initrd ours  yes dkms $STOCK_DIR/boot/vmlinuz-$STOCK_KREL $STOCK_DIR/initramfs.cpio.gz $CACHE_ROOT/6.12/dkms/modules-$STOCK_KREL/lib/modules/$STOCK_KREL'
@@ -96,9 +149,15 @@ KERNELS=(
 
 # kernel_row NAME: sets K_ROOT, K_RPCRDMA, K_DEBIAN and K_FETCH from
 # NAME's line of KERNELS, and K_IMAGE, K_INITRD and K_MODULES to its
-# words as written; fails for a NAME that is not there
+# words as written; fails for a NAME that is not there.  ours-BASE, for
+# every base, is that base's test kernel (make build BASE=BASE).
 kernel_row() {
 	local line n r
+	if [[ "$1" == ours-* ]] && base_file "${1#ours-}" >/dev/null; then
+		K_ROOT=9p K_RPCRDMA=ours K_DEBIAN=no K_FETCH=build K_INITRD="" K_MODULES=""
+		K_IMAGE="\$CACHE_ROOT/${1#ours-}/build/main/arch/x86/boot/bzImage"
+		return 0
+	fi
 	for line in "${KERNELS[@]}"; do
 		read -r n r <<<"$line"
 		[ "$n" = "$1" ] || continue
@@ -239,13 +298,11 @@ resolve_base() {
 	# as the postings' base-commit.
 	BASE_UPSTREAM=${BASE_PKG_VERSION%%-*}
 	BASE_UPSTREAM=v${BASE_UPSTREAM/\~/-}
-	# The stock kernel: on 6.12 Debian's build of the base itself, on
-	# mainline Debian's released 6.12 (6.12.115-2~deb12u1 -> 6.12.115+deb12-amd64)
-	if [ "$RFC_BASE" = 6.12 ]; then
-		STOCK_PKG_VERSION=$BASE_PKG_VERSION
-	else
-		STOCK_PKG_VERSION=$STOCK_PIN
-	fi
+	# The stock kernel: Debian's build of STOCK_BASE at its pin, or of
+	# this base as resolved when it is STOCK_BASE
+	# (6.12.115-2~deb12u1 -> 6.12.115+deb12-amd64)
+	STOCK_PKG_VERSION=$STOCK_PIN
+	[ "$STOCK_BASE" != "$RFC_BASE" ] || STOCK_PKG_VERSION=$BASE_PKG_VERSION
 	STOCK_KREL=${STOCK_PKG_VERSION%%-*}+$(echo "$STOCK_PKG_VERSION" | sed -n 's/.*~\(deb[0-9]*\)u[0-9]*$/\1/p')-amd64
 	STOCK_IMAGE_PKG=linux-image-$STOCK_KREL-unsigned
 }
@@ -297,7 +354,11 @@ JOBS=${JOBS:-$(nproc)}
 # tools first (the kernel scripts want its python3-ply and -git)
 harness_env() {
 	if [ -z "$BASE_SRC" ]; then
-		echo "error: RFC8797_BASE=$RFC_BASE: mainline or 6.12" >&2
+		if [ -n "${BASE_MISSING:-}" ]; then
+			echo "error: $BASES_DIR/$RFC_BASE has no $BASE_MISSING" >&2
+		else
+			echo "error: RFC8797_BASE=$RFC_BASE: no such base; bases: $(base_names | tr '\n' ' ')" >&2
+		fi
 		return 1
 	fi
 	export RFC8797_BASE=$RFC_BASE
@@ -356,27 +417,6 @@ run_logged() {
 	msg "$desc: done in $((SECONDS - start)) s"
 }
 
-
-# The DKMS package of each base (dkms.sh): its DKMS module name (the
-# Debian package adds -dkms), the kernel line it builds for and the
-# oldest Debian kernel of that line it builds for (dkms.sh: why), and
-# the kernels whose headers the dkms stage also builds it against: by
-# default that oldest one of Debian 12 (6.12 only: Debian's 7.3 headers
-# need trixie's gcc-14, so the 7.3 package is built in the trixie root)
-#   6.12      rpcrdma-rfc8797-dkms      Debian 12 and 13's 6.12, from 6.12.111
-#   mainline  rpcrdma-rfc8797-7.3-dkms  Debian 13's backports 7.3, from 7.3.4
-if [ "$RFC_BASE" = 6.12 ]; then
-	DKMS_NAME=rpcrdma-rfc8797
-	DKMS_LINE=6.12
-	DKMS_MIN_SUBLEVEL=${DKMS_MIN_SUBLEVEL:-111}
-	DKMS_KRELS=${DKMS_KRELS-6.12.$DKMS_MIN_SUBLEVEL+deb12-amd64}
-else
-	DKMS_NAME=rpcrdma-rfc8797-7.3
-	DKMS_LINE=7.3
-	DKMS_MIN_SUBLEVEL=${DKMS_MIN_SUBLEVEL_7_3:-4}
-	DKMS_KRELS=${DKMS_KRELS-}
-fi
-DKMS_PKG=$DKMS_NAME-dkms
 
 # ninep_initramfs ROOT KREL OUT: the initramfs of a Debian kernel for the
 # guest runner, written to OUT: busybox, the 9p and overlay modules of

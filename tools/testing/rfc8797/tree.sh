@@ -99,10 +99,10 @@ build_commits() {
 	parent=$(g rev-parse "$BASE_TAG^{commit}")
 	local listed=" "
 	while read -r p rest; do
-		[ -f "$PATCHES/$p" ] || die "patches/$RFC_BASE/series names a missing patch: $p"
+		[ -f "$PATCHES/$p" ] || die "patches/$BASE_SERIES/series names a missing patch: $p"
 		git mailinfo "$tmp/msg" "$tmp/diff" <"$PATCHES/$p" >"$tmp/info"
 		for f in $rest; do
-			[ -f "$RFC_TOP/$f" ] || die "patches/$RFC_BASE/series: $p names a missing file $f"
+			[ -f "$RFC_TOP/$f" ] || die "patches/$BASE_SERIES/series: $p names a missing file $f"
 			blob=$(g hash-object -w "$RFC_TOP/$f")
 			mode=100644
 			[ -x "$RFC_TOP/$f" ] && mode=100755
@@ -116,7 +116,7 @@ build_commits() {
 			# was made on (its context moved)
 			g apply --cached --whitespace=nowarn "$tmp/diff" 2>/dev/null ||
 			g apply --cached --3way --whitespace=nowarn "$tmp/diff" >&2 ||
-				die "patches/$RFC_BASE/$p does not apply to $BASE_TAG$([ "$BASE_PKG_VERSION" = "$BASE_PIN" ] ||
+				die "patches/$BASE_SERIES/$p does not apply to $BASE_TAG$([ "$BASE_PKG_VERSION" = "$BASE_PIN" ] ||
 					echo ", which is not the tested base $BASE_PIN"): run 'make refresh' from an edited tree, or fix it"
 		fi
 		tree=$(g write-tree)
@@ -171,13 +171,13 @@ slug() {
 		sed -e 's/[-.]*$//'
 }
 
-# The new files live in this repository in the version of one base,
-# the one upstream reviews, as the last commit of its series leaves
-# them.  The patch of the commit that adds a file carries its
-# differences from that version at that commit, applied after the files
-# (build_commits): a backport's on the other base, and on either base
-# what later commits change in it (they patch it like any other file).
-OVERLAY_BASE=mainline
+# The new files live in this repository in the version of one base
+# (BASE_OVERLAY=yes: the one upstream reviews), as the last commit of
+# its series leaves them.  The patch of the commit that adds a file
+# carries its differences from that version at that commit, applied
+# after the files (build_commits): a backport's on another base, and on
+# any base what later commits change in it (they patch it like any other
+# file).
 
 # overlay_diff COMMIT FILE...: the diff from this repository's version
 # of the new FILEs to their version in COMMIT (nothing when equal)
@@ -208,7 +208,7 @@ cmd_refresh() {
 	# its path in this repository, in its final version on the overlay
 	# base, and the commit that adds it carries only its differences
 	# from that version (overlay_diff)
-	if [ "$RFC_BASE" = "$OVERLAY_BASE" ]; then
+	if [ "$BASE_OVERLAY" = yes ]; then
 		mapfile -t all_added < <(g diff --name-only --diff-filter=A "$BASE_TAG" HEAD)
 		for f in "${all_added[@]}"; do
 			mkdir -p "$(dirname "$RFC_TOP/$f")"
@@ -246,7 +246,7 @@ cmd_refresh() {
 		echo "$name ${added% }" | sed -e 's/ *$//' >>"$out"
 	done
 	mv "$out" "$SERIES"
-	msg "wrote $n patches to patches/$RFC_BASE/ and their new files; now re-preparing the tree"
+	msg "wrote $n patches to patches/$BASE_SERIES/ and their new files; now re-preparing the tree"
 	local want have
 	have=$(g rev-parse "HEAD^{tree}")
 	FORCE=1 cmd_prepare

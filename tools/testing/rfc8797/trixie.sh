@@ -63,8 +63,7 @@ ROOT=$DIR/root
 # the package of this base (lib.sh), and its own work root and files
 PKG=$DKMS_PKG
 NAME=$DKMS_NAME
-SUF=""
-[ "$DKMS_LINE" = 6.12 ] || SUF=-$DKMS_LINE
+SUF=$DKMS_TRIXIE_SUFFIX
 WORK=$DIR/work$SUF
 # What the guests' scripts run (everything under guest/,
 # besides trixie's minbase)
@@ -319,13 +318,12 @@ cmd_install() {
 	echo "# trixie: $PKG $ver, dkms $(stamp dkms), kernels $old (installed first), $new (upgrade), backports ${bpo:-none}"
 
 	t "lintian (trixie's): no error, no warning" lintian_ok "/tmp/${deb##*/}"
-	if [ "$DKMS_LINE" = 6.12 ]; then
-		install_6_12
-		boot=$new
-	else
-		install_7_3
-		boot=$bpo
-	fi
+	# how the base's package meets its kernel (DKMS_TRIXIE_INSTALL)
+	case "$DKMS_TRIXIE_INSTALL" in
+	upgrade) install_upgrade; boot=$new ;;
+	backports) install_backports; boot=$bpo ;;
+	*) die "bases/$RFC_BASE: DKMS_TRIXIE_INSTALL=$DKMS_TRIXIE_INSTALL: upgrade or backports" ;;
+	esac
 	[ -n "$boot" ] || { ktap_test_fail "a kernel for the guests" "trixie offers none for $PKG"; ktap_ok; return; }
 
 	# 5. the package again, with dpkg this time, on the machine whose
@@ -354,8 +352,9 @@ cmd_install() {
 	ktap_ok
 }
 
-# install_6_12: steps 1 to 4 of the 6.12 package (above)
-install_6_12() {
+# install_upgrade: steps 1 to 4 of a package that trixie's kernel
+# accepts (6.12's; above), DKMS_TRIXIE_INSTALL=upgrade
+install_upgrade() {
 
 	# 1. the package on a machine that runs the oldest 6.12: the module's
 	# sources are newer than that kernel's sunrpc, DKMS refuses
@@ -394,8 +393,9 @@ install_6_12() {
 	t "purge after the upgrade: nothing left for any kernel" purged purge-upgrade
 }
 
-# install_7_3: steps 1 to 3 of the 7.3 package (above)
-install_7_3() {
+# install_backports: steps 1 to 3 of a package for the backports
+# kernel (7.3's; above), DKMS_TRIXIE_INSTALL=backports
+install_backports() {
 	if [ -z "$bpo" ]; then
 		ktap_test_fail "a backports kernel" "trixie-backports offers no kernel that is not 6.12"
 		return
