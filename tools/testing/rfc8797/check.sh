@@ -307,7 +307,7 @@ stage_fuzz() {
 }
 
 # on_debian_kernel: the guests boot one of Debian's own kernels
-# (RFC8797_KERNEL=dkms, stock or trixie; lib.sh's KERNELS), not one
+# (RFC8797_KERNEL=dkms, stock or trixie; kernels/: DEBIAN=yes), not one
 # built here
 on_debian_kernel() { kernel_is "${RFC8797_KERNEL:-ours}" debian=yes; }
 
@@ -639,7 +639,7 @@ stage_dkms() {
 # (TRIXIE_TESTS only when set, below); its interop cells (trixie-7.3,
 # against Debian's 6.12 in both roles) only in make interop, for time.
 stage_trixie() {
-	local deb k t f=$run/trixie-matrix.ktap kern=$DKMS_TRIXIE_KERNEL suf=$DKMS_TRIXIE_SUFFIX cells tests
+	local deb k t f=$run/trixie-matrix.ktap kern=$DKMS_TRIXIE_KERNEL suf cells tests
 	"$RFC_HARNESS/deps.sh" trixie >"$run/trixie-deps.log" 2>&1 ||
 		{ result "trixie: deps" fail "deps.sh trixie failed, see $run/trixie-deps.log"; return; }
 	if ! deb=$("$RFC_HARNESS/dkms.sh" package 2>"$run/trixie-package.log"); then
@@ -654,6 +654,7 @@ stage_trixie() {
 	# a trixie.sh that stopped half-way: its exit status with no failed
 	# result to explain it
 	import_ktap "$run/trixie-install.ktap" "trixie: " $?
+	kernel_row "$kern" && suf=$K_SUFFIX
 	if [ ! -f "$CACHE_ROOT/trixie/work$suf.krel" ]; then
 		result "trixie: guests" fail "no trixie kernel to boot, see $run/trixie-install.log"
 		return

@@ -539,7 +539,7 @@ cmd_build() {
 cmd_modules() {
 	local deb=$1 krel=$2 ko stock root m
 	[ "$krel" = "$STOCK_KREL" ] || die "guests boot $STOCK_KREL only"
-	stock=$("$RFC_HARNESS/stock.sh" >/dev/null && echo "$STOCK_DIR/lib/modules/$krel")
+	stock=$("$RFC_HARNESS/stock.sh" >/dev/null && kernel_info stock && echo "$K_MODULES")
 	ko=$(scratch_dkms "$deb" "$krel" "$OUT/scratch-$krel")
 	root=$OUT/modules-$krel
 	rm -rf "$root"

@@ -5,19 +5,13 @@
 #   guest.sh [options] SCRIPT [ARGS...]
 #   guest.sh [options] --shell
 #
-#   --kernel ours|debug|kcsan|base|ours-6.12|ours-mainline|stock|stock-7.3|dkms|trixie|trixie-7.3|PATH
-#                   kernel to boot, as lib.sh's table KERNELS boots it (default:
-#                   $RFC8797_KERNEL, else ours, the built bzImage; debug is
-#                   the sanitizer build (KASAN, lockdep), kcsan the data-race
-#                   one, base the pinned base without the
-#                   series, built by "tree.sh base"; stock is Debian 12's
-#                   6.12, stock-7.3 Debian 13's backports 7.3 (stock.sh
-#                   7.3), both as Debian ships them; dkms is Debian's stock
-#                   kernel with our rpcrdma.ko from the DKMS package in
-#                   updates/dkms, laid out by "dkms.sh modules"; trixie is
-#                   Debian 13's kernel on the trixie root that "trixie.sh
-#                   install" put the package into, with that root's
-#                   userland instead of the host's)
+#   --kernel NAME|PATH
+#                   kernel to boot: a file of kernels/ (ours, debug, kcsan,
+#                   base, stock, stock-7.3, dkms, trixie, trixie-7.3: each
+#                   says what it is and how it boots), ours-BASE (the
+#                   test kernel of a base, make build BASE=BASE), or the
+#                   path of an image booted as ours (default:
+#                   $RFC8797_KERNEL, else ours)
 #   --results DIR   writable folder, /results in the guest (default: new
 #                   folder under $CACHE/runs); holds console.log, dmesg.txt, rc
 #   --timeout SEC   hard limit for the whole guest (default 600)
@@ -123,18 +117,15 @@ cmdline="$cmdline rfc8797.cpus=$cpus"
 [ "${RFC8797_INJECT:-}" != no-acpi ] || cmdline="$cmdline acpi=off"
 cmdline="$cmdline init=$RFC_HARNESS/guest/init.sh"
 initrd=()
-# how each kernel boots: lib.sh's KERNELS; another NAME is an image path
+# how each kernel boots: its file of kernels/; another NAME is an image path
 kernel_info "$kernel" || K_ROOT=9p K_FETCH=path K_IMAGE=$kernel
 case "$K_FETCH" in
 path) [ -f "$K_IMAGE" ] || die "no kernel at $K_IMAGE" ;;
-build)
-	[ -f "$K_IMAGE" ] || die "no kernel at $K_IMAGE: run 'make build' (BASE=6.12 for ours-6.12, or 'make build-debug', 'make build-base')" ;;
-stock.sh) "$RFC_HARNESS/stock.sh" >/dev/null ;;
-stock.sh-7.3) "$RFC_HARNESS/stock.sh" 7.3 >/dev/null ;;
+build) [ -f "$K_IMAGE" ] || die "no kernel at $K_IMAGE: run '$K_MAKE'" ;;
+stock.sh) "$RFC_HARNESS/stock.sh" "$kernel" >/dev/null ;;
 dkms)
-	"$RFC_HARNESS/stock.sh" >/dev/null
-	# the DKMS package is the 6.12 line's, whichever base this run is on
-	[ -f "$K_MODULES/modules.dep" ] || die "no $K_MODULES: run 'dkms.sh modules DEB $STOCK_KREL'" ;;
+	"$RFC_HARNESS/stock.sh" "$K_ON" >/dev/null
+	[ -f "$K_MODULES/modules.dep" ] || die "no $K_MODULES: run '$K_MAKE'" ;;
 esac
 case "$K_ROOT" in
 9p)
@@ -149,16 +140,14 @@ initrd)
 	;;
 trixie)
 	# Debian 13's kernel booted on the trixie root that trixie.sh
-	# installed the DKMS package into: its userland, its modules
-	# (trixie: the 6.12 package on trixie's 6.12; trixie-7.3: the 7.3
-	# package on the backports kernel, a work root of its own)
-	suf=${kernel#trixie}
-	rootdir=$CACHE_ROOT/trixie/work$suf
-	[ -f "$rootdir.krel" ] || die "no trixie root with the package: run 'trixie.sh install DEB'${suf:+ with BASE=mainline}"
+	# installed the DKMS package into: its userland, its modules (the
+	# work root and initramfs of the kernel's SUFFIX)
+	rootdir=$CACHE_ROOT/trixie/work$K_SUFFIX
+	[ -f "$rootdir.krel" ] || die "no trixie root with the package: run '$K_MAKE'"
 	krel=$(cat "$rootdir.krel")
 	image=$rootdir/boot/vmlinuz-$krel
 	[ -f "$image" ] || image=$rootdir/usr/lib/modules/$krel/vmlinuz
-	initrd=(-initrd "$CACHE_ROOT/trixie/initramfs$suf.cpio.gz")
+	initrd=(-initrd "$CACHE_ROOT/trixie/initramfs$K_SUFFIX.cpio.gz")
 	[ -x "$rootdir$RFC_HARNESS/guest/init.sh" ] || die "no harness in $rootdir$RFC_HARNESS"
 	;;
 esac

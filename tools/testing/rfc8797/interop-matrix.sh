@@ -121,20 +121,20 @@ if [ "$list" = 1 ]; then
 	exit 0
 fi
 
-# is_ours KERNEL: our rpcrdma runs there (lib.sh's KERNELS): our
+# is_ours KERNEL: our rpcrdma runs there (kernels/: RPCRDMA=ours): our
 # kernel, or "dkms", the stock kernel with our module from the DKMS
 # package.  A dkms client has every view of ours but the sysfs xprt_info
 # fields, whose commits cannot be in a module (see dkms/README.rst).
 is_ours() { kernel_is "$1" rpcrdma=ours; }
 
-# "dkms" boots the stock kernel with updates/dkms/rpcrdma.ko built from
-# the package: when a selected cell has it, build the package and lay the
+# "dkms" (FETCH=dkms) boots the stock kernel with updates/dkms/rpcrdma.ko
+# built from the package: when a selected cell has it, build the package and lay the
 # modules out first; if that fails, those cells fail and the others run
 dkms_err=""
 for cell in "${cells[@]}"; do
 	read -r name skern ckern _ <<<"$cell"
 	[[ "$name" =~ ${INTEROP_CELLS:-.} ]] || continue
-	[ "$skern" = dkms ] || [ "$ckern" = dkms ] || continue
+	kernel_is "$skern" fetch=dkms || kernel_is "$ckern" fetch=dkms || continue
 	msg "building the DKMS package and its module for $STOCK_KREL (log: $out/dkms.log)"
 	# the package is that of the base whose DKMS_STOCK_KERNEL is dkms,
 	# whichever base this run is on
@@ -282,7 +282,7 @@ counters() {
 		   [ $((li * 100)) -gt "$swi" ]; then
 			why+=("$li LOCAL_INVs for $swi remotely invalidated replies")
 		fi
-		if known "$un" && { is_debian_stock "$skern" || [ "$skern" = base ]; }; then
+		if known "$un" && kernel_is "$skern" rpcrdma=stock; then
 			# stock, and the base (upstream without the series),
 			# answer R=0 and invalidate all the same
 			[ "$un" = "$ri" ] || why+=("$un of $ri invalidations counted as not negotiated, want all")
@@ -377,7 +377,7 @@ cell_setup() {
 	dir=$out/${name//\//_}
 	perr="" missing=""
 	for k in "$skern" "$ckern"; do
-		[ "$k" != dkms ] || perr=$dkms_err
+		! kernel_is "$k" fetch=dkms || perr=$dkms_err
 		[ -z "${trixie_err[$k]:-}" ] || perr=${trixie_err[$k]}
 		# a kernel of another base that was not built: skipped, which
 		# check.sh does not count as passed
@@ -527,7 +527,7 @@ with the module DKMS built on a trixie root (trixie.sh), that root's
 userland in the guest; checked as "dkms" is; "trixie-7.3" is Debian 13's
 backports 7.3 with the module of the 7.3 package (the mainline series)
 built the same way.  "stock-7.3" is Debian 13's backports 7.3 as Debian
-ships it (linux-image-$STOCK73_KREL), checked as "stock" is.
+ships it (linux-image-$(kernel_info stock-7.3 && echo "$K_KREL")), checked as "stock" is.
 EOF
 if [ -n "$inject" ]; then
 	msg "RFC8797_INJECT=$inject: the table is not copied to $CACHE/interop/"

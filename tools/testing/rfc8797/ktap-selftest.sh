@@ -281,6 +281,31 @@ expect "bases: make check's interop cells on mainline, its own last" \
 	"$(cells mainline)"
 expect "bases: make check's interop cells on 6.12, none of its own" \
 	"ours-client/stock-server|stock-client-w1500-r3000/ours-server" "$(cells 6.12)"
+# Every kernel of kernels/ is well formed, and what the scripts ask of
+# them holds
+kernels_ok() {
+	local k bad=""
+	for k in "$KERNELS_DIR"/*; do
+		k=${k##*/}
+		kernel_info "$k" || { bad+=" $k:unreadable"; continue; }
+		[[ "$K_ROOT" =~ ^(9p|initrd|trixie)$ && "$K_RPCRDMA" =~ ^(ours|stock)$ &&
+			"$K_DEBIAN" =~ ^(yes|no)$ && "$K_FETCH" =~ ^(build|stock.sh|dkms|trixie)$ ]] ||
+			bad+=" $k:$K_ROOT/$K_RPCRDMA/$K_DEBIAN/$K_FETCH"
+		[ "$K_ROOT" = trixie ] || [ -n "$K_IMAGE" ] || bad+=" $k:no-image"
+		[ "$K_FETCH" != build ] || [ -n "$K_MAKE" ] || bad+=" $k:no-make"
+	done
+	echo "${bad:-ok}"
+}
+expect "kernels: every file has a root, rpcrdma, debian and fetch of the known values" ok "$(kernels_ok)"
+expect "kernels: upstream's rpcrdma runs on base, stock and stock-7.3; Debian's kernels" \
+	"base stock stock-7.3|dkms stock stock-7.3 trixie trixie-7.3" \
+	"$(for k in "$KERNELS_DIR"/*; do kernel_is "${k##*/}" rpcrdma=stock && printf '%s ' "${k##*/}"; done | sed 's/ $//')|$(
+		for k in "$KERNELS_DIR"/*; do kernel_is "${k##*/}" debian=yes && printf '%s ' "${k##*/}"; done | sed 's/ $//')"
+expect "kernels: dkms boots stock's image, with its own modules" \
+	"$(kernel_info stock && echo "$K_IMAGE $K_INITRD")|$CACHE_ROOT/6.12/dkms/modules-$STOCK_KREL/lib/modules/$STOCK_KREL" \
+	"$(kernel_info dkms && echo "$K_IMAGE $K_INITRD|$K_MODULES")"
+expect "kernels: an image path boots as ours" "yes no" \
+	"$(kernel_is /x/bzImage rpcrdma=ours && echo yes) $(kernel_is /x/bzImage debian=yes || echo no)"
 expect "bases: make check's default CHECK_BASES is the files'" "mainline 6.12 third" \
 	"$(env -u RFC8797_BASE -u CHECK_BASES RFC8797_BASES_DIR=$tmp/bases make -s -C "$RFC_TOP" -n check | sed -n 's/^for b in \(.*\); do.*/\1/p')"
 ktap_finished

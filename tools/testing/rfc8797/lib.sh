@@ -19,7 +19,7 @@ BASE_ENV_KEYS="MAKE_CHECK_STAGES FSTESTS_SMOKE DKMS_MIN_SUBLEVEL"
 BASE_KEYS="BASE_SRC BASE_PIN BASE_SUITES BASE_FAMILY BASE_SERIES BASE_CONFIG BASE_OVERLAY
 	BASE_DEBIAN_KERNEL STOCK_BASE DKMS_NAME DKMS_LINE DKMS_MIN_SUBLEVEL DKMS_OLDEST_FLAVOUR
 	DKMS_SYNOPSIS DKMS_KERNELS DKMS_OTHER DKMS_STOCK_KERNEL DKMS_TRIXIE_KERNEL
-	DKMS_TRIXIE_SUFFIX DKMS_TRIXIE_INSTALL DKMS_TRIXIE_TESTS DKMS_TRIXIE_CELLS CHECK_STAGES
+	DKMS_TRIXIE_INSTALL DKMS_TRIXIE_TESTS DKMS_TRIXIE_CELLS CHECK_STAGES
 	MAKE_CHECK MAKE_CHECK_STAGES FSTESTS_KERNEL FSTESTS_SMOKE INTEROP_QUICK_CELLS
 	INTEROP_FULL_CELLS BENCH_SQ_SPIN"
 
@@ -92,16 +92,8 @@ load_base() {
 }
 load_base
 # The stock kernel the guests boot as a peer (--kernel stock): Debian's
-# kernel of STOCK_BASE's pin.  Debian's own 7.3 kernel of the mainline
-# pin is the second stock peer, "stock-7.3" (stock.sh 7.3): the
-# backports kernel a Debian 13 user installs
-STOCK_PIN=$(base_value "${STOCK_BASE:-6.12}" BASE_PIN)
-MAINLINE_PIN=$(base_value mainline BASE_PIN)
-MAINLINE_SUITES=$(base_value mainline BASE_SUITES)
-STOCK73_PKG_VERSION=${RFC8797_STOCK73_VERSION:-$MAINLINE_PIN}
-STOCK73_KREL=${STOCK73_PKG_VERSION%%-*}+deb13-amd64
-# backports has no -unsigned image for it: the signed one boots the same
-STOCK73_IMAGE_PKG=linux-image-$STOCK73_KREL
+# kernel of STOCK_BASE's pin (resolve_base: STOCK_KREL)
+STOCK_PIN=$(base_value "${STOCK_BASE:-}" BASE_PIN 2>/dev/null)
 # Debian's nfstest (make nfstest, check.sh nfstest): trixie's, which
 # installs on bookworm (architecture all)
 NFSTEST_PIN=3.2-3
@@ -110,82 +102,64 @@ NFSTEST_SUITE=trixie
 CACHE_ROOT=${RFC8797_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rfc8797}
 # everything that depends on the base: tree, builds, runs, logs
 CACHE=$CACHE_ROOT/$RFC_BASE
-# Debian's stock kernel, the same for both bases
-STOCK_DIR=$CACHE_ROOT/stock
-# Debian's own 7.3 (trixie-backports), the same for both bases
-STOCK73_DIR=$CACHE_ROOT/stock-7.3
 PATCHES=$RFC_TOP/patches/${BASE_SERIES:-$RFC_BASE}
-# The kernels a guest boots (guest.sh --kernel NAME), one line each, in
-# the way kunit.py's qemu_configs describes its machines:
-#   NAME ROOT RPCRDMA DEBIAN FETCH IMAGE [INITRD MODULES]
-# ROOT     9p: the host's userland read-only over 9p, every driver
-#          built in; initrd: Debian's kernel under the host's userland,
-#          its modules (MODULES) loaded from an initramfs (INITRD);
-#          trixie: Debian 13's kernel on the trixie root that trixie.sh
-#          installed the DKMS package into (work$SUFFIX, and its
-#          initramfs$SUFFIX.cpio.gz; IMAGE is found there)
-# RPCRDMA  whose rpcrdma.ko runs there: ours (the series: built in, or
-#          the DKMS package's module) or stock (nothing of ours)
-# DEBIAN   yes for Debian's own kernels: a crash of theirs under TCG is
-#          retried (debian_retry), one of ours never
-# FETCH    what provides the kernel: "build" (make build, make
-#          build-debug: debug and kcsan, make build-base), "stock.sh"
-#          and "stock.sh-7.3" (stock.sh [7.3] downloads and unpacks
-#          Debian's packages), "dkms" (dkms.sh modules), "trixie"
-#          (trixie.sh install)
-# IMAGE, INITRD, MODULES are read with their $VARIABLES expanded.
-# Any other NAME is the path of a kernel image booted like "ours".
-KERNELS=(
-	'ours          9p     ours  no  build $CACHE/build/main/arch/x86/boot/bzImage'
-	'debug         9p     ours  no  build $CACHE/build/debug/arch/x86/boot/bzImage'
-	'kcsan         9p     ours  no  build $CACHE/build/kcsan/arch/x86/boot/bzImage'
-	'base          9p     stock no  build $CACHE/build/base/arch/x86/boot/bzImage'
-	'stock         initrd stock yes stock.sh $STOCK_DIR/boot/vmlinuz-$STOCK_KREL $STOCK_DIR/initramfs.cpio.gz $STOCK_DIR/lib/modules/$STOCK_KREL'
-	'stock-7.3     initrd stock yes stock.sh-7.3 $STOCK73_DIR/boot/vmlinuz-$STOCK73_KREL $STOCK73_DIR/initramfs.cpio.gz $STOCK73_DIR/lib/modules/$STOCK73_KREL'
-	'dkms          initrd ours  yes dkms $STOCK_DIR/boot/vmlinuz-$STOCK_KREL $STOCK_DIR/initramfs.cpio.gz $CACHE_ROOT/6.12/dkms/modules-$STOCK_KREL/lib/modules/$STOCK_KREL'
-	'trixie        trixie ours  yes trixie -'
-	'trixie-7.3    trixie ours  yes trixie -'
-)
+# The kernels a guest boots (guest.sh --kernel NAME) are the files of
+# kernels/, one each, in the way kunit.py's qemu_configs describes its
+# machines (KEY=value lines, HARNESS.rst "Kernels"); ours-BASE is every
+# base's test kernel; any other NAME is the path of a kernel image
+# booted like "ours".
+KERNELS_DIR=$RFC_HARNESS/kernels
+K_KEYS="ROOT RPCRDMA DEBIAN FETCH IMAGE INITRD MODULES MAKE ON DIR DEB_VERSION KREL PKGS SUITES SUFFIX"
 
-# kernel_row NAME: sets K_ROOT, K_RPCRDMA, K_DEBIAN and K_FETCH from
-# NAME's line of KERNELS, and K_IMAGE, K_INITRD and K_MODULES to its
-# words as written; fails for a NAME that is not there.  ours-BASE, for
-# every base, is that base's test kernel (make build BASE=BASE).
+# kernel_row NAME: sets K_KEY for every KEY of K_KEYS to NAME's value as
+# its file writes it (empty when it has none; the value of the kernel it
+# boots ON, when it names one); fails for a NAME that is not there
 kernel_row() {
-	local line n r
+	local k f=$KERNELS_DIR/$1
+	for k in $K_KEYS; do
+		printf -v "K_$k" '%s' ""
+	done
 	if [[ "$1" == ours-* ]] && base_file "${1#ours-}" >/dev/null; then
-		K_ROOT=9p K_RPCRDMA=ours K_DEBIAN=no K_FETCH=build K_INITRD="" K_MODULES=""
+		kernel_row ours || return 1
 		K_IMAGE="\$CACHE_ROOT/${1#ours-}/build/main/arch/x86/boot/bzImage"
+		K_MAKE="make build BASE=${1#ours-}"
 		return 0
 	fi
-	for line in "${KERNELS[@]}"; do
-		read -r n r <<<"$line"
-		[ "$n" = "$1" ] || continue
-		read -r K_ROOT K_RPCRDMA K_DEBIAN K_FETCH K_IMAGE K_INITRD K_MODULES <<<"$r"
-		return 0
-	done
-	return 1
+	case "$1" in
+	"" | */* | .*) return 1 ;;
+	esac
+	[ -f "$f" ] || return 1
+	eval "$(sed -n 's/^\([A-Z][A-Z_0-9]*\)=/K_\1=/p' "$f")"
+	# a kernel ON another: that one's values, under its own
+	if [ -n "$K_ON" ]; then
+		kernel_row "$K_ON" || return 1
+		eval "$(sed -n 's/^\([A-Z][A-Z_0-9]*\)=/K_\1=/p' "$f")"
+	fi
 }
 
-# kernel_info NAME: kernel_row, with the variables of the paths
+# kernel_info NAME: kernel_row, with the variables of its values
 # expanded (they need resolve_base's STOCK_KREL)
 kernel_info() {
+	local k
 	kernel_row "$1" || return 1
-	# the table's own words
-	eval "K_IMAGE=\"$K_IMAGE\" K_INITRD=\"${K_INITRD:-}\" K_MODULES=\"${K_MODULES:-}\""
+	# the values the others may name ($K_DIR, $K_KREL) first
+	for k in DIR DEB_VERSION KREL $K_KEYS; do
+		k=K_$k
+		eval "$k=\"${!k}\""
+	done
 }
 
-# kernel_is NAME COLUMN=VALUE: NAME's line of KERNELS has that value
-# (kernel_is K rpcrdma=ours, kernel_is K debian=yes); an image path is
-# one of ours, not Debian's
+# kernel_is NAME KEY=VALUE: NAME's file of kernels/ has that value, as
+# written (kernel_is K rpcrdma=ours, kernel_is K debian=yes, kernel_is
+# K fetch=dkms); an image path is one of ours, not Debian's
 kernel_is() {
-	local K_ROOT=9p K_RPCRDMA=ours K_DEBIAN=no K_FETCH="" K_IMAGE K_INITRD K_MODULES
-	kernel_row "$1" || true
-	case "${2%%=*}" in
-	rpcrdma) [ "$K_RPCRDMA" = "${2#*=}" ] ;;
-	debian) [ "$K_DEBIAN" = "${2#*=}" ] ;;
-	*) die "kernel_is: no column ${2%%=*}" ;;
-	esac
+	local K_ROOT K_RPCRDMA K_DEBIAN K_FETCH K_IMAGE K_INITRD K_MODULES K_MAKE K_ON K_DIR \
+		K_DEB_VERSION K_KREL K_PKGS K_SUITES K_SUFFIX k
+	k=${2%%=*}
+	k=K_${k^^}
+	[[ " $K_KEYS " == *" ${k#K_} "* ]] || die "kernel_is: no key ${2%%=*}"
+	kernel_row "$1" || kernel_row ours
+	[ "${!k}" = "${2#*=}" ]
 }
 
 # debian_mirror: the URI of the Debian mirror the machine's apt
@@ -257,7 +231,7 @@ offered() {
 #     (linux-source-6.12; on mainline the newest linux-source-7.N of
 #     trixie-backports, experimental and sid), which base_note reports loudly.
 # Sets BASE_SRC, BASE_PKG_VERSION, BASE_TAG and the stock kernel's
-# STOCK_PKG_VERSION, STOCK_KREL, STOCK_IMAGE_PKG.
+# STOCK_PKG_VERSION and STOCK_KREL.
 resolve_base() {
 	harness_env || return 1
 	local v p
@@ -304,7 +278,6 @@ resolve_base() {
 	STOCK_PKG_VERSION=$STOCK_PIN
 	[ "$STOCK_BASE" != "$RFC_BASE" ] || STOCK_PKG_VERSION=$BASE_PKG_VERSION
 	STOCK_KREL=${STOCK_PKG_VERSION%%-*}+$(echo "$STOCK_PKG_VERSION" | sed -n 's/.*~\(deb[0-9]*\)u[0-9]*$/\1/p')-amd64
-	STOCK_IMAGE_PKG=linux-image-$STOCK_KREL-unsigned
 }
 
 # base_tarball: the linux-source tarball of the base: the installed
@@ -522,13 +495,13 @@ guest_trouble() {
 }
 
 # is_debian_stock KERNEL: KERNEL (a guest.sh --kernel) is one of
-# Debian's own kernels with nothing of ours (KERNELS): stock (6.12) or
+# Debian's own kernels with nothing of ours (kernels/): stock (6.12) or
 # stock-7.3
 is_debian_stock() { kernel_is "$1" debian=yes && kernel_is "$1" rpcrdma=stock; }
 
 # debian_boot_crash GUEST_DIR KERNEL: prints the crash (crash_of) of the
 # guest whose folder is GUEST_DIR, and succeeds, when KERNEL is one of
-# Debian's own (KERNELS: debian=yes, with our DKMS module or without),
+# Debian's own (kernels/: DEBIAN=yes, with our DKMS module or without),
 # the guest crashed before its job wrote a result and no crash report on
 # its console lists our rpcrdma.ko among the loaded modules.  Debian's
 # 6.12 has double-faulted under TCG in an initcall 0.8 s into its boot

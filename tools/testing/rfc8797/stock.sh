@@ -4,29 +4,27 @@
 # package, extracted (never installed on the host), its modules indexed,
 # and the 9p initramfs (ninep_initramfs in lib.sh).  Prints the image path.
 #
-#   stock.sh [6.12]   Debian 12's 6.12 (STOCK_PKG_VERSION, the unsigned
-#                     image from the machine's own suites): --kernel stock
-#   stock.sh 7.3      Debian 13's backports 7.3 (STOCK73_PKG_VERSION, the
-#                     mainline pin; from trixie-backports through the
-#                     private source list of lib.sh's apt_private):
-#                     --kernel stock-7.3
+#   stock.sh [KERNEL]  the kernel KERNEL of kernels/ (default: stock)
+#                      whose FETCH is stock.sh: its packages (PKGS) at
+#                      DEB_VERSION, from the machine's own suites, or from
+#                      SUITES through the private source list of lib.sh's
+#                      apt_private, unpacked into DIR
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 resolve_base || exit 1
 
-case "${1:-6.12}" in
-6.12)
-	dir=$STOCK_DIR krel=$STOCK_KREL ver=$STOCK_PKG_VERSION
-	pkgs=("$STOCK_IMAGE_PKG")
-	dl() { apt-get download -q -o APT::Sandbox::User=root "$@"; } ;;
-7.3)
-	dir=$STOCK73_DIR krel=$STOCK73_KREL ver=$STOCK73_PKG_VERSION
-	# 7.3's linux-image is split: the kernel (linux-binary, signed),
-	# its modules and its base files are packages of their own
-	pkgs=("$STOCK73_IMAGE_PKG" "linux-binary-$krel" "linux-modules-$krel" "linux-base-$krel")
-	dl() { apt_private "$CACHE_ROOT/apt" deb "$MAINLINE_SUITES" apt-get download -q "$@"; } ;;
-*) die "usage: $0 [6.12|7.3]" ;;
-esac
+kernel=${1:-stock}
+kernel_info "$kernel" && [ "$K_FETCH" = stock.sh ] ||
+	die "usage: $0 [KERNEL]: a kernel of $KERNELS_DIR that stock.sh fetches"
+dir=$K_DIR krel=$K_KREL ver=$K_DEB_VERSION
+read -r -a pkgs <<<"$K_PKGS"
+dl() {
+	if [ -z "$K_SUITES" ]; then
+		apt-get download -q -o APT::Sandbox::User=root "$@"
+	else
+		apt_private "$CACHE_ROOT/apt" deb "$K_SUITES" apt-get download -q "$@"
+	fi
+}
 image=$dir/boot/vmlinuz-$krel
 # guests that start side by side prepare it once
 mkdir -p "${dir%/*}"

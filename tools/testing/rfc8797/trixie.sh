@@ -63,7 +63,9 @@ ROOT=$DIR/root
 # the package of this base (lib.sh), and its own work root and files
 PKG=$DKMS_PKG
 NAME=$DKMS_NAME
-SUF=$DKMS_TRIXIE_SUFFIX
+# (the suffix of the kernel that boots it: kernels/$DKMS_TRIXIE_KERNEL)
+kernel_row "$DKMS_TRIXIE_KERNEL" || die "bases/$RFC_BASE: no kernel $DKMS_TRIXIE_KERNEL"
+SUF=$K_SUFFIX
 WORK=$DIR/work$SUF
 # What the guests' scripts run (everything under guest/,
 # besides trixie's minbase)
@@ -150,7 +152,8 @@ cmd_root() {
 	[ -n "$new" ] && [ -n "$old" ] || die "trixie offers no linux-headers-amd64 or no linux-headers-6.12.*+deb13-amd64"
 	new=$(krel_of "$new")
 	[ -z "$bpo" ] || bpo=$(krel_of "$bpo")
-	case "$bpo" in 6.12.*) bpo="" ;; esac
+	# (none when it is of the line of trixie's own kernel)
+	case "$bpo" in "${new%.*}".*) bpo="" ;; esac
 	msg "trixie root: kernel $old installed, $new (upgrade) and ${bpo:-no} backports headers downloaded"
 	# shellcheck disable=SC2086	# word lists
 	in_root "$tmp" apt-get install -y -q --no-install-recommends $TOOLS dkms openssl lintian \

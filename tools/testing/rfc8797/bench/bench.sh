@@ -274,8 +274,10 @@ fi
 # base_k: the base's kernel for guest.sh; base_src: its source
 base_k=base base_src=$CACHE/src/base
 if [ "$mode" != link ]; then
-	[[ " ${kernels[*]} " != *" stock "* && -z "$sweep" ]] ||
-		"$RFC_HARNESS/stock.sh" >/dev/null || die "Debian's stock kernel is not available"
+	for k in "${kernels[@]}" ${sweep:+stock}; do
+		! kernel_is "$k" fetch=stock.sh || "$RFC_HARNESS/stock.sh" "$k" >/dev/null ||
+			die "Debian's kernel $k is not available"
+	done
 	if [ "$base_part" != 0 ]; then
 		[[ " ${kernels[*]} " = *" base "* ]] || die "BENCH_BASE=$BENCH_BASE: the rounds have no base"
 		base_k=$("$RFC_HARNESS/tree.sh" base "$base_part") ||
@@ -480,7 +482,7 @@ printf '%s\n' "${retries[@]}" >"$out/retries.txt"
 cost_report() {
 	local stock_map=""
 	[ -z "$(ls -d "$out"/cost*-* 2>/dev/null)" ] && return 0
-	[[ " $cost_kernels " != *" stock "* ]] || stock_map=$STOCK_DIR/boot/System.map-$STOCK_KREL
+	[[ " $cost_kernels " != *" stock "* ]] || stock_map=$(kernel_info stock && echo "$K_DIR/boot/System.map-$K_KREL")
 	/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" cases --stock-map "$stock_map" "${cost_maps[@]}" "$out"/cost[0-9]*-*/ \
 		>"$out/cost.jsonl" &&
 		/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" report --kernels "$cost_kernels" --base "$RFC_BASE" \

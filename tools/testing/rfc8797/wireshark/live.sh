@@ -163,7 +163,7 @@ expectations() {
 				fi
 				echo "link.pcap $p outcome=found r=$(field server_r "$s") send=$(field server_send "$s") recv=$(field server_recv "$s") c2s=$(field c2s "$s") s2c=$(field s2c "$s") rneg=$(field r "$s") warnings= # server's view"
 				thr="thr-c2s=$(field c2s "$s") thr-s2c=$(field s2c "$s")"
-			elif [ "$skern" = stock ]; then
+			elif kernel_is "$skern" rpcrdma=stock; then
 				echo "link.pcap $p outcome=found flags=0x00 r=0 send=4096 recv=4096 warnings= # stock server: max_req_size 4096 both ways, no R"
 			fi
 			if [ -n "$(field rdma_cm_status "$c")" ]; then
