@@ -323,13 +323,13 @@ e2e_names=() e2e_pids=()
 # tests use TRANSPORT (rxe or siw), once fewer than GUEST_JOBS guests
 # run; e2e_wait imports its results.  A guest on Debian's kernel
 # (RFC8797_KERNEL=dkms, stock or trixie) that crashed with no module of
-# ours loaded (stock_boot_crash) is booted again as lib.sh's
+# ours loaded (lib.sh's boot_trouble_of) is booted again as lib.sh's
 # retry_spoiled allows, and every retry reported.  A crash of our
 # kernel, or with our rpcrdma.ko loaded, is never retried.
 e2e_guest() {
 	wait_for_slot "$GUEST_JOBS" "${e2e_pids[@]}"
 	e2e_names+=("$1")
-	RETRY_LOG=$run/$1.retry retry_spoiled "$run/$1" stock_boot_crash "$1" e2e_boot "$@" &
+	RETRY_LOG=$run/$1.retry retry_spoiled "$run/$1" "boot_trouble_of ${RFC8797_KERNEL:-ours}" "$1" e2e_boot "$@" &
 	e2e_pids+=($!)
 }
 
@@ -380,15 +380,6 @@ e2e_wait() {
 		ktap_subtest_end
 	done
 	e2e_names=() e2e_pids=()
-}
-
-# stock_boot_crash DIR: what lib.sh's debian_boot_crash says of the
-# guest whose folder is DIR on this run's kernel (RFC8797_KERNEL=dkms,
-# stock or trixie)
-stock_boot_crash() {
-	local c
-	c=$(debian_boot_crash "$1" "${RFC8797_KERNEL:-ours}") || return 1
-	echo "Debian's kernel crashed with no module of ours loaded ($c)"
 }
 
 # The guests' clock against the host's (guest/tests/clock.sh: 62 s of

@@ -146,6 +146,18 @@ expect "retry_spoiled: at most DEBIAN_RETRIES retries per run" \
 	"exit 1 kept attempt1 attempt2 lines 2 last 3 budget 1" "$(spoiled capped 9 y 3)"
 expect "retry_spoiled: no retry once the run's budget is spent" \
 	"exit 1 kept attempt1 lines 1 last 2 budget 0" "$(spoiled budget 9 y 1)"
+# boot_trouble_of: a guest of Debian's kernel that crashed before any
+# result with no module of ours loaded is spoiled; ours, or with our
+# rpcrdma.ko in the crash's module list, or after a result, is not
+boot_guest() {
+	mkdir -p "$tmp/boot-$1/g"
+	printf '[    0.8] BUG: unable to handle page fault\n%s\n' "$2" >"$tmp/boot-$1/g/console.log"
+	printf '%s' "$3" >"$tmp/boot-$1/g/tests.ktap"
+	boot_trouble_of "$4" "$tmp/boot-$1/g" >/dev/null && echo spoiled || echo ours
+}
+expect "boot_trouble_of: Debian's kernel at boot; ours; our module loaded; after a result" \
+	"spoiled ours ours ours" \
+	"$(boot_guest a "" "" dkms) $(boot_guest b "" "" ours) $(boot_guest c "Modules linked in: rpcrdma" "" trixie) $(boot_guest d "" "ok 1 x" dkms)"
 
 # the one crash detector (common.sh DMESG_BAD) knows each sanitizer's
 # report, and none of their boot lines

@@ -545,6 +545,15 @@ stock_trouble() {
 	[ -n "$found" ] && [ -z "$ours" ] && echo "$found"
 }
 
+# boot_trouble_of KERNEL DIR: debian_boot_crash, in the form
+# retry_spoiled calls, for a single guest whose folder is DIR on KERNEL
+# (check.sh's guests on Debian's kernel: dkms, trixie)
+boot_trouble_of() {
+	local c
+	c=$(debian_boot_crash "$2" "$1") || return 1
+	echo "Debian's kernel crashed with no module of ours loaded ($c)"
+}
+
 # stock_trouble_of SERVER_KERNEL CLIENT_KERNEL DIR: stock_trouble, in
 # the form retry_spoiled calls: "the ROLE guest on Debian's kernel
 # TROUBLE; the other guest had no trouble"
@@ -556,7 +565,7 @@ stock_trouble_of() {
 
 # The one retry policy for runs that Debian's kernel spoiled (check.sh's
 # guests on Debian's kernel, the interop matrix's and the bench's guest
-# pairs; what counts as spoiled is stock_boot_crash's and
+# pairs; what counts as spoiled is boot_trouble_of's and
 # stock_trouble's): a guest or guest pair runs again at most
 # DEBIAN_RETRIES times (default 2; one CI run saw Debian's stock server
 # double-fault on two attempts in a row), and one run retries at most
@@ -614,7 +623,7 @@ wait_for_slot() {
 # retry_spoiled DIR TROUBLE LABEL COMMAND...: run COMMAND, which writes
 # its results into DIR (and may log to DIR.log), again as long as
 # debian_retry allows and Debian's kernel spoiled the attempt: TROUBLE
-# (a command, with DIR appended: stock_boot_crash, stock_trouble_of)
+# (a command, with DIR appended: boot_trouble_of, stock_trouble_of)
 # prints what happened and succeeds only for such trouble.  Each
 # spoiled attempt N is kept as DIR.attemptN (and DIR.attemptN.log) in
 # RETRY_KEEP (default: beside DIR), and said in one line "# RETRY
