@@ -53,6 +53,8 @@
 #   make dkms       the patched rpcrdma.ko as a DKMS package for Debian's
 #                   6.12 kernels, Debian 12 and 13; make dkms BASE=mainline:
 #                   for Debian 13's backports 7.3 (tools/testing/rfc8797/dkms/README.rst)
+#   make docs       README.md's tables of bases and stages written again from
+#                   tools/testing/rfc8797/bases (make check fails while they differ)
 #   make help       these targets and the variables that tune them
 #
 # Caches (tree, build, ccache, stock kernel, runs) live in
@@ -81,7 +83,7 @@ FUZZ_SECONDS ?= 600
 KCSAN_E2E_TESTS ?= agree client-reconnect client-reminv server-remote-inv
 export RFC8797_CACHE := $(CACHE)
 
-.PHONY: all demo deps tree build build-base build-debug check check-debug kunit kunit-upstream interop nfstest fstests bench wireshark wireshark-check wireshark-live bisect-check refresh export fuzz shell dkms help
+.PHONY: docs all demo deps tree build build-base build-debug check check-debug kunit kunit-upstream interop nfstest fstests bench wireshark wireshark-check wireshark-live bisect-check refresh export fuzz shell dkms help
 
 all: demo
 
@@ -127,6 +129,11 @@ check-debug: build-debug
 	RFC8797_KERNEL=kcsan RFC8797_TCG_THREAD=multi E2E_TIMEOUT=3600 PARALLEL_ARGS="--limit 1200" \
 		E2E_TESTS="$(KCSAN_E2E_TESTS)" $(H)/check.sh e2e parallel || exit 1; \
 	exit $$s
+
+# README.md's generated blocks written again from bases/ (check.sh's
+# ktap stage fails while they differ)
+docs:
+	@python3 $(H)/docs.py write
 
 kunit: build
 	@$(H)/check.sh kunit
@@ -251,16 +258,15 @@ help:
 	@echo "                     (what the later ones do, one step of a bisection)"
 	@echo "  FUZZ_SECONDS       libFuzzer time of make fuzz (default 600; the check stage runs 60)"
 	@echo "  WIRESHARK_LIVE_CASES  make wireshark-live: these cases of wireshark/live.sh (default: its first three)"
-	@echo "  RFC8797_KERNEL     kernel of every guest: ours (default), debug, kcsan, base, stock (Debian 12's"
-	@echo "                     6.12), stock-7.3 (Debian 13's backports 7.3), dkms, trixie, trixie-7.3"
-	@echo "                     or a path"
+	@echo "  RFC8797_KERNEL     kernel of every guest (default ours), a file of $(H)/kernels:"
+	@echo "                     $$(ls $(H)/kernels | tr '\n' ' ')or ours-BASE, or a path"
 	@echo "  RFC8797_INJECT     break a run on purpose, to see a test turn red:"
 	@awk -F'\t' '!/^#/ { printf "                     %-17s %s\n", $$1, $$2 }' $(H)/inject.list
 	@echo "  RFC8797_CACHE      where the tree, builds and runs live (default ~/.cache/rfc8797)"
 	@echo "  RFC8797_BASE_VERSION  the base's linux-source version instead of the pin, e.g. 6.12.115"
 	@echo "                     or 6.12.115-2~deb12u1 (default: the pin, else the newest apt offers)"
-	@echo "  RFC8797_BASE_PIN   the tested base (6.12: 6.12.117-1~deb12u1, mainline: 7.3.4-1~bpo13+1);"
-	@echo "                     to try the fallback"
+	@echo "  RFC8797_BASE_PIN   the tested base instead of the base's BASE_PIN, to try the fallback"
+	@echo "                     ($$(bash -c '. $(H)/lib.sh && for b in $$(base_names); do printf "%s %s " $$b $$(base_value $$b BASE_PIN); done'))"
 	@echo "  JOBS               parallel build jobs (default: nproc)"
 	@echo "  FORCE=1            make tree discards tree commits not written back"
 	@echo "Stages of check.sh: ktap bench kunit sparse postings fuzz wireshark clock e2e hostile sendqueue parallel storm interop nfstest fstests dkms trixie (default), kunit_upstream wireshark_live nfstest_full"

@@ -139,6 +139,9 @@ stage_kunit() {
 stage_ktap() {
 	"$RFC_HARNESS/ktap-selftest.sh" >"$run/ktap-selftest.ktap" 2>"$run/ktap-selftest.log"
 	import_ktap "$run/ktap-selftest.ktap" "ktap: "
+	# the documents' facts against their one source (make docs)
+	python3 "$RFC_HARNESS/docs.py" check >"$run/docs.ktap" 2>"$run/docs.log"
+	import_ktap "$run/docs.ktap" "" $?
 }
 
 # make bench's targets (bench/report.py) and BENCH=cost's (bench/cost.py)

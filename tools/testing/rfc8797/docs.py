@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The documents' facts against their one source (make docs, and the
+"docs" results of check.sh's ktap stage).
+
+    docs.py check   KTAP: one result per fact below; exit 1 on drift
+    docs.py write   rewrite README.md's generated blocks from their source
+
+Each fact has one home, and the documents show it from there:
+  - the bases (package, pin, suites, upstream tag, what each is for) and
+    the stages make check gives each: bases/NAME.  README.md shows them
+    in blocks between "<!-- docs.py: NAME -->" and "<!-- /docs.py -->",
+    which "write" generates and "check" compares;
+  - every Debian version the documents name is a pin of bases/ (or
+    nfstest's, lib.sh) or one of OTHER_VERSIONS below, each with why it
+    is named: a pin that moved leaves no stale copy behind;
+  - the stages: every stage of a base's CHECK_STAGES has a function in
+    check.sh and a row in HARNESS.rst's table of stages, and that table
+    names no other;
+  - the times: README.md's table of run times is their one place; a
+    figure of it (e.g. "3132 s") in HARNESS.rst or the Makefile is a
+    copy that will drift.
+"""
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+README = os.path.join(TOP, "README.md")
+HARNESS = os.path.join(HERE, "HARNESS.rst")
+# The documents whose Debian versions are checked
+VERSION_DOCS = ["README.md", "Makefile", "tools/testing/rfc8797/HARNESS.rst",
+                "tools/testing/rfc8797/dkms/README.rst"]
+# Debian versions the documents may name that are no pin, and why
+OTHER_VERSIONS = {
+    "6.12.115-2~deb12u1": "the example of RFC8797_BASE_VERSION, an older 6.12 build",
+    "7.3~rc7-1~exp1": "experimental's 7.3 build, which the DKMS package does not serve",
+}
+DEB_VERSION = re.compile(r"\b\d+\.\d+(?:\.\d+)?(?:~rc\d+)?-\d+~(?:bpo|deb|exp)[0-9a-z+]*")
+TIME = re.compile(r"\b\d{3,5} s\b")
+
+
+def read_keys(path):
+    """the KEY=value lines of a data file (shell-quoted)"""
+    keys = {}
+    with open(path) as f:
+        for tok in shlex.split(f.read(), comments=True):
+            k, _, v = tok.partition("=")
+            keys[k] = v
+    return keys
+
+
+def bases():
+    """every base, make check's first, in make check's order, then the others"""
+    d = os.path.join(HERE, "bases")
+    out = [(n, read_keys(os.path.join(d, n))) for n in sorted(os.listdir(d))]
+    return sorted(out, key=lambda b: (int(b[1].get("MAKE_CHECK") or 99), b[0]))
+
+
+def default_base():
+    """lib.sh's base when RFC8797_BASE is not set"""
+    env = {k: v for k, v in os.environ.items() if k != "RFC8797_BASE"}
+    return subprocess.run(["bash", "-c", '. "$0"/lib.sh && echo "$RFC_BASE"', HERE],
+                          env=env, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def upstream(pin):
+    """the upstream release Debian packaged (lib.sh's BASE_UPSTREAM)"""
+    v = pin.split("-")[0]
+    return "v" + v.replace("~", "-")
+
+
+def block_bases():
+    rows = ["| base (`BASE=`) | Debian package | what it is for |", "| --- | --- | --- |"]
+    dflt = default_base()
+    for name, k in bases():
+        suites = k["BASE_SUITES"].split()
+        where = ("suite " + suites[0]) if suites else "the machine's own suites"
+        rows.append("| `%s`%s | `%s` **%s** (%s; upstream %s) | %s |" % (
+            name, " (default)" if name == dflt else "", k["BASE_SRC"], k["BASE_PIN"], where,
+            upstream(k["BASE_PIN"]), k["BASE_PURPOSE"]))
+    return "\n".join(rows)
+
+
+def block_stages():
+    lines = []
+    for name, k in bases():
+        if not k.get("MAKE_CHECK"):
+            continue
+        st = k["MAKE_CHECK_STAGES"] or k["CHECK_STAGES"]
+        lines.append("- `%s`: %s" % (name, " ".join("`%s`" % s for s in st.split())))
+    return "\n".join(lines)
+
+
+BLOCKS = {"bases": block_bases, "stages": block_stages}
+BLOCK = re.compile(r"(<!-- docs\.py: (\w+) -->\n)(.*?)(<!-- /docs\.py -->)", re.S)
+
+
+def generated(text):
+    """README's text with every block generated afresh"""
+    return BLOCK.sub(lambda m: m.group(1) + BLOCKS[m.group(2)]() + "\n" + m.group(4), text)
+
+
+def pins():
+    p = {k["BASE_PIN"] for _, k in bases()}
+    lib = open(os.path.join(HERE, "lib.sh")).read()
+    p |= set(re.findall(r"^NFSTEST_PIN=(\S+)", lib, re.M))
+    return p
+
+
+def harness_stages():
+    """the stages HARNESS.rst's table of stages has rows for (not its
+    header, "stage")"""
+    text = open(HARNESS).read()
+    part = text.split("What ``make check`` runs", 1)[1].split("Every result is KTAP", 1)[0]
+    return re.findall(r"^   \* - ([a-z0-9_]+)\n     - ", part, re.M)[1:]
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in ("check", "write"):
+        sys.exit(__doc__)
+    readme = open(README).read()
+    if sys.argv[1] == "write":
+        new = generated(readme)
+        if new != readme:
+            open(README, "w").write(new)
+            print("wrote %s" % README)
+        return 0
+
+    results = []
+
+    def result(name, why):
+        results.append((name, why))
+
+    names = {m.group(2) for m in BLOCK.finditer(readme)}
+    result("docs: README.md has the blocks %s" % " ".join(sorted(BLOCKS)),
+           "" if names == set(BLOCKS) else "it has %s" % (" ".join(sorted(names)) or "none"))
+    for m in BLOCK.finditer(readme):
+        if m.group(2) in BLOCKS:
+            want = BLOCKS[m.group(2)]()
+            result("docs: README.md's %s block is bases/'s" % m.group(2),
+                   "" if m.group(3).rstrip("\n") == want else "stale: make docs writes it again")
+    allowed = pins() | set(OTHER_VERSIONS)
+    for doc in VERSION_DOCS:
+        stale = sorted({v for v in DEB_VERSION.findall(open(os.path.join(TOP, doc)).read())
+                        if v not in allowed})
+        result("docs: %s names no Debian version but the pins" % doc,
+               "" if not stale else "not a pin: %s" % " ".join(stale))
+    check_sh = open(os.path.join(HERE, "check.sh")).read()
+    every = []
+    for _, k in bases():
+        every += [s for s in k["CHECK_STAGES"].split() if s not in every]
+    rows = harness_stages()
+    missing = [s for s in every if not re.search(r"^stage_%s\(\) \{" % s, check_sh, re.M)]
+    result("docs: check.sh runs every stage of bases/", " ".join(missing))
+    result("docs: HARNESS.rst's table of stages has every stage of bases/, once",
+           " ".join(["no row: %s" % s for s in every if s not in rows] +
+                    ["twice: %s" % s for s in set(rows) if rows.count(s) > 1]))
+    result("docs: HARNESS.rst's table of stages names no other",
+           " ".join(s for s in rows if s not in every))
+    times = re.search(r"## Run times\n(.*?)\n## ", readme, re.S)
+    figures = set(TIME.findall(times.group(1))) if times else set()
+    result("docs: README.md has its table of run times", "" if figures else "no figure found")
+    for doc in ("tools/testing/rfc8797/HARNESS.rst", "Makefile"):
+        text = open(os.path.join(TOP, doc)).read()
+        copies = sorted(f for f in figures if re.search(r"\b%s\b" % re.escape(f), text))
+        result("docs: %s repeats no figure of README.md's run times" % doc,
+               "" if not copies else "repeats %s" % ", ".join(copies))
+
+    print("KTAP version 1")
+    print("1..%d" % len(results))
+    bad = 0
+    for i, (name, why) in enumerate(results, 1):
+        if why:
+            bad += 1
+            print("not ok %d %s # %s" % (i, name, why))
+        else:
+            print("ok %d %s" % (i, name))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
