@@ -12,8 +12,8 @@ Each fact has one home, and the documents show it from there:
     in blocks between "<!-- docs.py: NAME -->" and "<!-- /docs.py -->",
     which "write" generates and "check" compares;
   - every Debian version the documents name is a pin of bases/ (or
-    nfstest's, lib.sh) or one of OTHER_VERSIONS below, each with why it
-    is named: a pin that moved leaves no stale copy behind;
+    nfstest's, harness.conf) or one of OTHER_VERSIONS below, each with
+    why it is named: a pin that moved leaves no stale copy behind;
   - the stages: every stage of a base's CHECK_STAGES has a function in
     check.sh and a row in HARNESS.rst's table of stages, and that table
     names no other;
@@ -107,8 +107,7 @@ def generated(text):
 
 def pins():
     p = {k["BASE_PIN"] for _, k in bases()}
-    lib = open(os.path.join(HERE, "lib.sh")).read()
-    p |= set(re.findall(r"^NFSTEST_PIN=(\S+)", lib, re.M))
+    p.add(read_keys(os.path.join(HERE, "harness.conf"))["NFSTEST_PIN"])
     return p
 
 

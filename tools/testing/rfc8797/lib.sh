@@ -94,10 +94,16 @@ load_base
 # The stock kernel the guests boot as a peer (--kernel stock): Debian's
 # kernel of STOCK_BASE's pin (resolve_base: STOCK_KREL)
 STOCK_PIN=$(base_value "${STOCK_BASE:-}" BASE_PIN 2>/dev/null)
-# Debian's nfstest (make nfstest, check.sh nfstest): trixie's, which
-# installs on bookworm (architecture all)
-NFSTEST_PIN=3.2-3
-NFSTEST_SUITE=trixie
+# the harness's own pins and budgets (nfstest's, the Debian retries):
+# harness.conf's, unless the environment sets them
+load_conf() {
+	local k v
+	while IFS='=' read -r k v; do
+		[[ "$k" =~ ^[A-Z][A-Z_0-9]*$ ]] || continue
+		[ -n "${!k+x}" ] || eval "$k=$v"
+	done <"$RFC_HARNESS/harness.conf"
+}
+load_conf
 
 CACHE_ROOT=${RFC8797_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rfc8797}
 # everything that depends on the base: tree, builds, runs, logs
@@ -394,9 +400,7 @@ run_logged() {
 # ninep_initramfs ROOT KREL OUT: the initramfs of a Debian kernel for the
 # guest runner, written to OUT: busybox, the 9p and overlay modules of
 # ROOT/lib/modules/KREL (decompressed: busybox insmod reads no .ko.xz)
-# in dependency order, and an /init that mounts the 9p share "hostroot"
-# read-only and hands over to the init= of the command line
-# (guest/init.sh)
+# in dependency order, and guest/initramfs-init as its /init
 ninep_initramfs() {
 	local root=$1 krel=$2 ird m n=0 out a
 	ird=$(mktemp -d)
@@ -418,22 +422,7 @@ ninep_initramfs() {
 		echo "${out%.ko}.ko" >>"$ird/mods/order"
 	done
 	[ "$n" -gt 0 ] || { rm -rf "$ird"; echo "error: no 9p modules for $krel in $root" >&2; return 1; }
-	cat >"$ird/init" <<'INIT'
-#!/bin/sh
-mount -t proc proc /proc
-mount -t devtmpfs dev /dev
-for m in $(cat /mods/order); do
-	insmod /mods/$m || echo "initramfs: insmod $m failed"
-done
-init=
-for w in $(cat /proc/cmdline); do
-	case "$w" in init=*) init=${w#init=} ;; esac
-done
-mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=524288,cache=loose hostroot /newroot ||
-	{ echo "initramfs: cannot mount the 9p root"; sleep 2; exit 1; }
-umount /proc
-exec switch_root /newroot "$init"
-INIT
+	cp "$RFC_HARNESS/guest/initramfs-init" "$ird/init"
 	chmod +x "$ird/init"
 	(set -o pipefail; cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) >"$3.tmp" &&
 		mv "$3.tmp" "$3"
@@ -567,13 +556,11 @@ stock_trouble_of() {
 # guests on Debian's kernel, the interop matrix's and the bench's guest
 # pairs; what counts as spoiled is boot_trouble_of's and
 # stock_trouble's): a guest or guest pair runs again at most
-# DEBIAN_RETRIES times (default 2; one CI run saw Debian's stock server
-# double-fault on two attempts in a row), and one run retries at most
-# DEBIAN_RUN_RETRIES times (default 3) in all.  A run is every script
+# DEBIAN_RETRIES times, and one run retries at most DEBIAN_RUN_RETRIES
+# times in all (harness.conf).  A run is every script
 # that shares the file DEBIAN_BUDGET_FILE (debian_budget: check.sh makes
 # one for all its stages, bases and guests, which run side by side).
-DEBIAN_RETRIES=${DEBIAN_RETRIES:-2}
-DEBIAN_RUN_RETRIES=${DEBIAN_RUN_RETRIES:-3}
+
 # debian_budget DIR: the run's budget of retries, a file in DIR holding
 # DEBIAN_RUN_RETRIES, unless a calling script made one already
 debian_budget() {
