@@ -141,7 +141,7 @@ def rings(count_octets_largest):
     return "%d, %g KiB (largest %g KiB)" % (n, o / 1024, m / 1024), o / 1024, m / 1024
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mode", default="full")
     ap.add_argument("--seconds", type=int, default=0)
@@ -159,117 +159,119 @@ def main():
                     "ours / base is then what the later patches do)")
     ap.add_argument("jsonl")
     ap.add_argument("outdir")
-    a = ap.parse_args()
-    rows = []
-    with open(a.jsonl) as f:
-        for line in f:
-            line = line.strip()
-            if line:
-                rows.append(json.loads(line))
-    if not rows:
-        print("report.py: no results in", a.jsonl, file=sys.stderr)
-        return 1
-    sweep = [r for r in rows if r["kind"] == "sweep"]
-    mem = [r for r in rows if r["kind"] == "mem"]
-    timed = [r for r in rows if r["kind"] == "timed"]
-    link = [r for r in rows if r["kind"] == "link"]
-    out = []
-    w = out.append
+    return ap.parse_args()
 
-    # --- timed pairs -----------------------------------------------------
-    rate = {}
-    for r in timed:
-        rate[(r["round"], r["kernel"], r["cfg"], r["vers"], r["wl"])] = num(r["rate"])
-    rounds = sorted({r["round"] for r in timed} | {r["round"] for r in link})
-    keys = sorted({(r["vers"], r["wl"]) for r in timed})
 
-    def runs_of(kernel, vers, wl):
+OURS_DEF_CFG = "th=8192,r=1"
+# the comparisons: (name, denominator kernel, its configuration)
+COMPS = [("ours / base", "base", "def"), ("ours / stock", "stock", "def"),
+         ("ours / ours-4k", "ours", "4k")]
+
+
+class Bench:
+    """One run's results (bench.jsonl) and what every table derives from
+    them: the timed pairs' ratios, the link's rates, each workload's
+    fraction of its floor"""
+
+    def __init__(self, a, rows):
+        self.a = a
+        self.sweep = [r for r in rows if r["kind"] == "sweep"]
+        self.mem = [r for r in rows if r["kind"] == "mem"]
+        self.timed = [r for r in rows if r["kind"] == "timed"]
+        self.link = [r for r in rows if r["kind"] == "link"]
+        # --- timed pairs -------------------------------------------------
+        self.rate = {}
+        for r in self.timed:
+            self.rate[(r["round"], r["kernel"], r["cfg"], r["vers"], r["wl"])] = num(r["rate"])
+        self.rounds = sorted({r["round"] for r in self.timed} | {r["round"] for r in self.link})
+        self.keys = sorted({(r["vers"], r["wl"]) for r in self.timed})
+        self.cmp_ = {}
+        for name, k, c in COMPS:
+            self.cmp_[name] = {}
+            for vers, wl in self.keys:
+                rs = self.ratios("ours", "def", k, c, vers, wl)
+                self.cmp_[name][(vers, wl)] = bootstrap(rs) if rs else None
+        self.comps = [x for x in COMPS if any(self.cmp_[x[0]].values())]
+        self.cmp_base = self.cmp_["ours / base"]
+        self.cmp_stock = self.cmp_["ours / stock"]
+        # geometric mean of the 4 KiB random read and write ratios per round
+        self.small = [k for k in self.keys if k[1] in ("randread-4k", "randwrite-4k")]
+        self.geo_ci, self.n_geo = self.geo_of("stock")
+        self.geo_base, self.n_geo_base = self.geo_of("base")
+        # --- the link's limit --------------------------------------------
+        self.lrate = {}
+        for r in self.link:
+            self.lrate[(r["round"], r["kernel"], r["test"], int(r["size"]),
+                        int(r["depth"]))] = num(r["rate"])
+        self.ltests = sorted({k[2:] for k in self.lrate})
+        self.frac = {}
+        for k in ("ours", "base"):
+            for vers, wl in self.keys:
+                fs = self.fractions(k, vers, wl)
+                self.frac[(k, vers, wl)] = (bootstrap(fs), len(fs)) if fs else (None, 0)
+        # what the run chose (BENCH_KERNELS, BENCH_WORKLOADS)
+        self.chosen = set(a.workloads.split()) if a.workloads else None
+        self.kernels = set(a.kernels.split()) if a.kernels else {"ours", "base", "stock"}
+        self.timed_mode = a.mode in ("quick", "full")
+
+    def runs_of(self, kernel, vers, wl):
         """The timed runs of one kernel and workload at the defaults"""
-        return [r for r in timed
+        return [r for r in self.timed
                 if (r["kernel"], r["cfg"], r["vers"], r["wl"]) == (kernel, "def", vers, wl)]
 
-    def kernel_rows(of_runs, line):
+    def kernel_rows(self, w, of_runs, line):
         """One table row per workload for ours and for the base, from
         of_runs(kernel, vers, wl) -> (stats, runs); none without runs"""
-        for vers, wl in keys:
+        for vers, wl in self.keys:
             for k in ("ours", "base"):
                 st, n = of_runs(k, vers, wl)
                 if n:
                     w("| %s | %s | %s | %d | %s |" % (vers, wl, k, n, line(st)))
 
-    def ratios(num_k, num_cfg, den_k, den_cfg, vers, wl):
+    def ratios(self, num_k, num_cfg, den_k, den_cfg, vers, wl):
         out_ = []
-        for i in rounds:
-            x = rate.get((i, num_k, num_cfg, vers, wl))
-            y = rate.get((i, den_k, den_cfg, vers, wl))
+        for i in self.rounds:
+            x = self.rate.get((i, num_k, num_cfg, vers, wl))
+            y = self.rate.get((i, den_k, den_cfg, vers, wl))
             if x and y:
                 out_.append(x / y)
         return out_
 
-    # the comparisons: (name, denominator kernel, its configuration)
-    comps = [("ours / base", "base", "def"), ("ours / stock", "stock", "def"),
-             ("ours / ours-4k", "ours", "4k")]
-    cmp_ = {}
-    for name, k, c in comps:
-        cmp_[name] = {}
-        for vers, wl in keys:
-            rs = ratios("ours", "def", k, c, vers, wl)
-            cmp_[name][(vers, wl)] = bootstrap(rs) if rs else None
-    comps = [x for x in comps if any(cmp_[x[0]].values())]
-    cmp_base = cmp_["ours / base"]
-    cmp_stock = cmp_["ours / stock"]
-
-    # geometric mean of the 4 KiB random read and write ratios per round
-    small = [k for k in keys if k[1] in ("randread-4k", "randwrite-4k")]
-
-    def geo_of(den):
+    def geo_of(self, den):
         geo = []
-        for i in rounds:
+        for i in self.rounds:
             rs = []
-            for vers, wl in small:
-                x = rate.get((i, "ours", "def", vers, wl))
-                y = rate.get((i, den, "def", vers, wl))
+            for vers, wl in self.small:
+                x = self.rate.get((i, "ours", "def", vers, wl))
+                y = self.rate.get((i, den, "def", vers, wl))
                 if x and y:
                     rs.append(math.log(x / y))
-            if rs and len(rs) == len(small):
+            if rs and len(rs) == len(self.small):
                 geo.append(math.exp(sum(rs) / len(rs)))
         return (bootstrap(geo) if geo else None), len(geo)
-    geo_ci, n_geo = geo_of("stock")
-    geo_base, n_geo_base = geo_of("base")
 
-    # --- the link's limit ----------------------------------------------
-    lrate = {}
-    for r in link:
-        lrate[(r["round"], r["kernel"], r["test"], int(r["size"]), int(r["depth"]))] = num(r["rate"])
-    ltests = sorted({k[2:] for k in lrate})
-
-    def link_ci(kernel, t):
-        xs = [v for (i, k, *rest), v in lrate.items() if k == kernel and tuple(rest) == t and v]
+    def link_ci(self, kernel, t):
+        xs = [v for (i, k, *rest), v in self.lrate.items() if k == kernel and tuple(rest) == t and v]
         return bootstrap(xs) if xs else None, len(xs)
 
-    def fractions(kernel, vers, wl):
+    def fractions(self, kernel, vers, wl):
         """Per round: the workload's rate over the floor's rate in the
         same round and guest pair."""
         f = floor_of(wl)
         out_ = []
         if not f:
             return out_
-        for i in rounds:
-            x = rate.get((i, kernel, "def", vers, wl))
-            y = lrate.get((i, kernel) + f)
+        for i in self.rounds:
+            x = self.rate.get((i, kernel, "def", vers, wl))
+            y = self.lrate.get((i, kernel) + f)
             if x and y:
                 out_.append(x / y)
         return out_
-    frac = {}
-    for k in ("ours", "base"):
-        for vers, wl in keys:
-            fs = fractions(k, vers, wl)
-            frac[(k, vers, wl)] = (bootstrap(fs), len(fs)) if fs else (None, 0)
 
-    # where an RPC's time goes: per operation, medians over the rounds
-    def per_op(kernel, vers, wl):
+    def per_op(self, kernel, vers, wl):
+        """where an RPC's time goes: per operation, medians over the rounds"""
         q, rtt, exe = [], [], []
-        for r in runs_of(kernel, vers, wl):
+        for r in self.runs_of(kernel, vers, wl):
             n = num(r.get("op_ops"))
             if not n:
                 continue
@@ -279,40 +281,43 @@ def main():
                     lst.append(1000.0 * v / n)
         return tuple(statistics.median(x) if x else None for x in (q, rtt, exe))
 
-    # --- sweep and memory ----------------------------------------------
-    def sweep_row(kernel, cfg, vers, wl):
-        for r in sweep:
+    def sweep_row(self, kernel, cfg, vers, wl):
+        for r in self.sweep:
             if (r["kernel"], r["cfg"], r["vers"], r["wl"]) == (kernel, cfg, vers, wl):
                 return r
         return None
 
+    @staticmethod
     def sweep_per(r, key):
         if not r:
             return None
         a_, b_ = num(r[key]), num(r["rpcs"])
         return a_ / b_ if a_ is not None and b_ else None
 
-    ours_def_cfg = "th=8192,r=1"
-    tgt = []
-    # T1: chunks and LOCAL_INVs of 4 KiB random I/O at the defaults: from
-    # the sweep (NFSv3), and for what it does not run (NFSv4.2, or no
-    # sweep: BENCH=quick) from every timed run, whose counters cover its
-    # measured phase alike
+    def asked(self, *wls):
+        return self.chosen is None or all(x in self.chosen for x in wls)
+
+
+def target_chunks(b, tgt):
+    """T1: chunks and LOCAL_INVs of 4 KiB random I/O at the defaults: from
+    the sweep (NFSv3), and for what it does not run (NFSv4.2, or no
+    sweep: BENCH=quick) from every timed run, whose counters cover its
+    measured phase alike"""
     t1 = []
     for wl in ("randread-4k", "randwrite-4k"):
-        for vers in sorted({r["vers"] for r in sweep + timed if r["wl"] == wl}):
-            o = [sweep_row("ours", ours_def_cfg, vers, wl)]
-            s = sweep_row("stock", "def", vers, wl)
+        for vers in sorted({r["vers"] for r in b.sweep + b.timed if r["wl"] == wl}):
+            o = [b.sweep_row("ours", OURS_DEF_CFG, vers, wl)]
+            s = b.sweep_row("stock", "def", vers, wl)
             if o[0] is None:
-                o = [r for r in timed if (r["kernel"], r["cfg"], r["vers"], r["wl"])
+                o = [r for r in b.timed if (r["kernel"], r["cfg"], r["vers"], r["wl"])
                      == ("ours", "def", vers, wl)]
             if s is None:
-                s = next((r for r in timed if (r["kernel"], r["cfg"], r["vers"], r["wl"])
+                s = next((r for r in b.timed if (r["kernel"], r["cfg"], r["vers"], r["wl"])
                           == ("stock", "def", vers, wl)), None)
-            segs = [sweep_per(x, "segs") for x in o]
-            linv = [sweep_per(x, "linv") for x in o]
+            segs = [b.sweep_per(x, "segs") for x in o]
+            linv = [b.sweep_per(x, "linv") for x in o]
             t1.append((vers, wl, None if None in segs or not segs else max(segs),
-                       None if None in linv or not linv else max(linv), sweep_per(s, "segs")))
+                       None if None in linv or not linv else max(linv), b.sweep_per(s, "segs")))
     ok1 = bool(t1) and all(x[2] == 0 and x[3] == 0 for x in t1)
     if t1:
         tgt.append(("0% of 4 KiB random-I/O RPCs carry a chunk at the defaults, 0 LOCAL_INV per RPC "
@@ -322,29 +327,28 @@ def main():
                         "-" if li is None else "%.2f" % li,
                         "-" if sc is None else "%.0f%%" % (100 * sc)) for v, wl, c, li, sc in t1),
                     ok1))
-    if link:
+    if b.link:
         bad = ["%s %s %s depth %s" % (r["kernel"], r["test"], size_text(int(r["size"])), r["depth"])
-               for r in link if not num(r["rate"])]
+               for r in b.link if not num(r["rate"])]
         tgt.append(("the link measured: every perftest run gave a rate",
-                    "%d of %d%s" % (len(link) - len(bad), len(link),
+                    "%d of %d%s" % (len(b.link) - len(bad), len(b.link),
                                     (": none for " + ", ".join(bad)) if bad else ""), not bad))
-    # issue 25: the series' own effect, against the base.  A run that
-    # chose its kernels or workloads (BENCH_KERNELS, BENCH_WORKLOADS)
-    # lists the targets on what it left out as not checked
-    chosen = set(a.workloads.split()) if a.workloads else None
-    kernels = set(a.kernels.split()) if a.kernels else {"ours", "base", "stock"}
-    timed_mode = a.mode in ("quick", "full")
 
-    def asked(*wls):
-        return chosen is None or all(x in chosen for x in wls)
+
+def targets_timed(b, tgt):
+    """issue 25: the series' own effect, against the base, and issue 13's
+    against stock.  A run that chose its kernels or workloads
+    (BENCH_KERNELS, BENCH_WORKLOADS) lists the targets on what it left
+    out as not checked"""
+    a, cmp_base, cmp_stock = b.a, b.cmp_base, b.cmp_stock
 
     def target(name, kernel, wls, val, ok, timed=False):
         """A target on KERNEL and the workloads WLS: checked when the run
         had them, else listed as not checked; a TIMED one (a ratio of
         timed rates) is information: what it would give, failing nothing"""
-        if kernel not in kernels or not asked(*wls):
+        if kernel not in b.kernels or not b.asked(*wls):
             tgt.append((name, "not run (%s)" % (
-                "BENCH_KERNELS" if kernel not in kernels else "BENCH_WORKLOADS"), None))
+                "BENCH_KERNELS" if kernel not in b.kernels else "BENCH_WORKLOADS"), None))
         elif timed:
             r = ok()
             tgt.append((name, val(), None if r is None else INFO_YES if r else INFO_NO))
@@ -357,9 +361,9 @@ def main():
         target("%s, interval above 1.0 (%d pairs at least)" % (name, MIN_PAIRS), kernel,
                ("randread-4k", "randwrite-4k"), lambda: "%s, %d pairs" % (fmt_ci(geo), n),
                lambda: bool(geo) and geo[0] >= least and geo[1] > 1.0 and n >= MIN_PAIRS, True)
-    if any(cmp_base.values()) or timed_mode:
+    if any(cmp_base.values()) or b.timed_mode:
         geo_target("ours / base: 4 KiB random read and write, geometric mean >= %.2fx"
-                   % TARGET_BASE_GEO, "base", geo_base, n_geo_base, TARGET_BASE_GEO)
+                   % TARGET_BASE_GEO, "base", b.geo_base, b.n_geo_base, TARGET_BASE_GEO)
         worst = min(((v[0], k) for k, v in cmp_base.items() if v), default=None)
         target("ours / base: no workload below %.2fx (median)" % TARGET_BASE_FLOOR, "base", (),
                lambda: "lowest: nfs%s %s %.2fx" % (worst[1][0], worst[1][1], worst[0])
@@ -377,17 +381,17 @@ def main():
             target("ours / base: 1 MiB sequential read >= %.1fx (median)" % TARGET_BASE_1M,
                    "base", ("read-1m",), lambda: r1m_text,
                    lambda: bool(r1m) and all(v and v[0] >= TARGET_BASE_1M for _, v in r1m), True)
-        missing = ["%s nfs%s %s" % (k, v, wl) for (k, v, wl), (ci, n) in sorted(frac.items())
-                   if ci is None and k in kernels]
+        missing = ["%s nfs%s %s" % (k, v, wl) for (k, v, wl), (ci, n) in sorted(b.frac.items())
+                   if ci is None and k in b.kernels]
         target("fraction of the link's limit reported for every workload (ours and base)",
                "base", (),
-               lambda: "%d of %d%s" % (len(frac) - len(missing), len(frac),
+               lambda: "%d of %d%s" % (len(b.frac) - len(missing), len(b.frac),
                                        (": none for " + ", ".join(missing)) if missing else ""),
-               lambda: bool(frac) and not missing)
-    if geo_ci or (timed_mode and "stock" in kernels):
+               lambda: bool(b.frac) and not missing)
+    if b.geo_ci or (b.timed_mode and "stock" in b.kernels):
         geo_target("4 KiB random read and write: geometric mean >= %.1fx stock" % TARGET_GEO,
-                   "stock", geo_ci, n_geo, TARGET_GEO)
-    if any(cmp_stock.values()) or timed_mode:
+                   "stock", b.geo_ci, b.n_geo, TARGET_GEO)
+    if any(cmp_stock.values()) or b.timed_mode:
         worst_s = min(((v[0], k) for k, v in cmp_stock.items() if v), default=None)
         target("no workload below %.2fx stock (median)" % TARGET_FLOOR, "stock", (),
                lambda: "lowest: nfs%s %s %.2fx" % (worst_s[1][0], worst_s[1][1], worst_s[0])
@@ -397,20 +401,23 @@ def main():
         target("1 MiB sequential read >= %.1fx stock" % TARGET_1M, "stock", ("read-1m",),
                lambda: "; ".join("nfs%s %s" % (k[0], fmt_ci(v)) for k, v in r1m_s) or "-",
                lambda: bool(r1m_s) and all(v[0] >= TARGET_1M for _, v in r1m_s), True)
-    # T4: Send Queue full waits of 1 MiB reads, against stock and, where
-    # the sweep has it, against the base (same build, without the series)
+
+
+def target_send_queue(b, tgt):
+    """T4: Send Queue full waits of 1 MiB reads, against stock and, where
+    the sweep has it, against the base (same build, without the series)"""
     sq = []
-    for vers in sorted({r["vers"] for r in sweep}):
+    for vers in sorted({r["vers"] for r in b.sweep}):
         for other in ("stock", "base"):
-            o = sweep_row("ours", ours_def_cfg, vers, "read-1m")
-            s = sweep_row(other, "def", vers, "read-1m")
+            o = b.sweep_row("ours", OURS_DEF_CFG, vers, "read-1m")
+            s = b.sweep_row(other, "def", vers, "read-1m")
             if o and s:
                 sq.append((vers, other, num(o["sq"]), num(s["sq"])))
     # and in the timed rounds (both NFS versions): the median per run
-    for vers in sorted({r["vers"] for r in timed}):
+    for vers in sorted({r["vers"] for r in b.timed}):
         per_k = {}
         for k in ("ours", "stock", "base"):
-            xs = [num(r["sq"]) for r in timed
+            xs = [num(r["sq"]) for r in b.timed
                   if (r["kernel"], r["cfg"], r["vers"], r["wl"]) == (k, "def", vers, "read-1m")
                   and num(r["sq"]) is not None]
             per_k[k] = statistics.median(xs) if xs else None
@@ -425,7 +432,13 @@ def main():
                         for v, other, a_, b_ in sq),
                     all(a_ is not None and b_ is not None and a_ * 10 <= b_
                         for _, _, a_, b_ in sq)))
-    m_ours = [m for m in mem if m["kernel"] == "ours" and m["cfg"] == ours_def_cfg
+
+
+def targets_memory(b, tgt):
+    """the buffers and queues of a connection, against a server without
+    the series"""
+    mem = b.mem
+    m_ours = [m for m in mem if m["kernel"] == "ours" and m["cfg"] == OURS_DEF_CFG
               and m["when"] == "connect"]
     m_stock = [m for m in mem if m["kernel"] == "stock" and m["when"] == "connect"]
     # a client without the series against our server, against a server
@@ -463,12 +476,23 @@ def main():
             tgt.append(("server Receive buffers per connection at the defaults <= 2x a server "
                         "without the series (%s)" % m_ref[0]["kernel"],
                         "%g KiB vs %g KiB (%.2fx)" % (o, s, o / s), o <= 2 * s))
+
+
+def target_time(b, tgt):
+    """make bench's own time"""
+    a = b.a
     limit = 15 * 60 if a.mode == "quick" else 60 * 60
     if a.seconds:
         tgt.append(("make bench%s under %d minutes" % (" BENCH=quick" if a.mode == "quick" else "",
                                                        limit // 60),
                     "%d min %d s" % (a.seconds // 60, a.seconds % 60), a.seconds < limit))
 
+
+TARGETS = [target_chunks, targets_timed, target_send_queue, targets_memory, target_time]
+
+
+def section_head(b, tgt, w):
+    a = b.a
     w("# make bench (%s)" % a.mode)
     w("")
     base_is = "the pinned source without the series"
@@ -487,7 +511,7 @@ def main():
       "from pass to pass.  **ours / base is the series' own effect**; ours / stock is "
       "Debian's kernel to ours, configuration included (our test kernel's small "
       "configuration against Debian's full one: mitigations, hardening, modules), "
-      "not the series alone." % (base_is, len(rounds)))
+      "not the series alone." % (base_is, len(b.rounds)))
     w("")
     w("## Targets")
     w("")
@@ -497,32 +521,39 @@ def main():
         w("| %s | %s | %s |" % (name, val, "not checked" if ok is None else ok
                                  if ok in (INFO_YES, INFO_NO) else "yes" if ok else "**no**"))
     w("")
+
+
+def section_timed(b, tgt, w):
     w("## Timed comparisons")
     w("")
     labels = {"ours / base": "ours / base (the series)",
               "ours / stock": "ours / stock (Debian's kernel to ours, configuration included)",
               "ours / ours-4k": "ours / ours-4k"}
+    comps = b.comps
     w("| NFS | workload | %s | pairs |" % " | ".join(labels[c[0]] for c in comps))
     w("|%s" % (" --- |" * (len(comps) + 3)))
-    for vers, wl in keys:
-        n = max([len(ratios("ours", "def", k, c, vers, wl)) for _, k, c in comps] or [0])
+    for vers, wl in b.keys:
+        n = max([len(b.ratios("ours", "def", k, c, vers, wl)) for _, k, c in comps] or [0])
         w("| %s | %s | %s | %d |" % (vers, wl, " | ".join(
-            fmt_ci(cmp_[c[0]][(vers, wl)]) for c in comps), n))
-    if geo_base or geo_ci:
+            fmt_ci(b.cmp_[c[0]][(vers, wl)]) for c in comps), n))
+    if b.geo_base or b.geo_ci:
         w("| all | geomean 4 KiB random | %s | %d |" % (" | ".join(
-            fmt_ci({"ours / base": geo_base, "ours / stock": geo_ci}.get(c[0])) for c in comps),
-            max(n_geo, n_geo_base)))
+            fmt_ci({"ours / base": b.geo_base, "ours / stock": b.geo_ci}.get(c[0])) for c in comps),
+            max(b.n_geo, b.n_geo_base)))
     w("")
-    # the noise the ratios above sit on: how far one boot's rate moves
-    # from the next boot's of the same kernel, and the ours / base pairs'
-    # own spread
+
+
+def section_spread(b, tgt, w):
+    """the noise the ratios sit on: how far one boot's rate moves from
+    the next boot's of the same kernel, and the ours / base pairs' own
+    spread"""
     spread_rows = []
-    for vers, wl in keys:
+    for vers, wl in b.keys:
         for k in ("ours", "base", "stock"):
-            xs = [v for v in (rate.get((i, k, "def", vers, wl)) for i in rounds) if v]
+            xs = [v for v in (b.rate.get((i, k, "def", vers, wl)) for i in b.rounds) if v]
             if len(xs) >= 2:
                 spread_rows.append((vers, wl, k, len(xs), spread_of(xs)))
-        rs = ratios("ours", "def", "base", "def", vers, wl)
+        rs = b.ratios("ours", "def", "base", "def", vers, wl)
         if len(rs) >= 2:
             spread_rows.append((vers, wl, "ours / base", len(rs), spread_of(rs)))
     if spread_rows:
@@ -536,6 +567,10 @@ def main():
         for vers, wl, k, n, sp in spread_rows:
             w("| %s | %s | %s | %d | %.1f%% |" % (vers, wl, k, n, 100 * sp))
         w("")
+
+
+def section_link(b, tgt, w):
+    """the link's limit, and each workload as a fraction of its floor"""
     w("## The link's limit (perftest over the same rxe link)")
     w("")
     w("Debian's perftest between the two guests of each ours and base pair, before "
@@ -553,9 +588,9 @@ def main():
     w("")
     w("| test | size | depth | ours: messages/s | base: messages/s | MB/s (ours) |")
     w("| --- | --- | --- | --- | --- | --- |")
-    for t in ltests:
-        o, no = link_ci("ours", t)
-        b_, nb = link_ci("base", t)
+    for t in b.ltests:
+        o, no = b.link_ci("ours", t)
+        b_, nb = b.link_ci("base", t)
         w("| %s | %s | %s | %s | %s | %s |" % (
             t[0], size_text(t[1]), t[2] or "perftest's own", fmt_n(o, no), fmt_n(b_, nb),
             "%.1f" % (o[0] * t[1] / 1e6) if o else "-"))
@@ -576,25 +611,28 @@ def main():
     w("| NFS | workload | floor | ours: fraction | base: fraction | ours: queue / RTT / total, us | "
       "base: queue / RTT / total, us | link: us per message |")
     w("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    for vers, wl in keys:
+    for vers, wl in b.keys:
         f = floor_of(wl)
-        lk = link_ci("ours", f)[0] if f else None
+        lk = b.link_ci("ours", f)[0] if f else None
         w("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
             vers, wl, "%s %s, depth %s" % (FLOOR_TEXT.get(f[0], f[0]), size_text(f[1]),
                                            f[2] or "perftest's own") if f else "-",
-            fmt_n(*frac[("ours", vers, wl)]), fmt_n(*frac[("base", vers, wl)]),
-            fmt_op(per_op("ours", vers, wl)), fmt_op(per_op("base", vers, wl)),
+            fmt_n(*b.frac[("ours", vers, wl)]), fmt_n(*b.frac[("base", vers, wl)]),
+            fmt_op(b.per_op("ours", vers, wl)), fmt_op(b.per_op("base", vers, wl)),
             "%.0f" % (1e6 / lk[0]) if lk else "-"))
     w("")
-    # the rxe link during each timed run, both sides (bench-client.sh
-    # link_json; runs since it, none before)
+
+
+def section_link_events(b, tgt, w):
+    """the rxe link during each timed run, both sides (bench-client.sh
+    link_json; runs since it, none before)"""
     lks = ("pk", "retry", "seq", "oos", "dup", "rnr")
 
     def link_of_runs(kernel, vers, wl):
         """Medians over the rounds: packets per RPC, and each event per
         1000 RPCs; and how many runs had the counters"""
         per = {k: [] for k in lks}
-        for r in runs_of(kernel, vers, wl):
+        for r in b.runs_of(kernel, vers, wl):
             v = {k: (num(r.get("s_" + k)), num(r.get("c_" + k))) for k in lks}
             n = num(r.get("rpcs"))
             if not n or any(None in x for x in v.values()):
@@ -603,7 +641,7 @@ def main():
             for k in lks[1:]:
                 per[k].append(1000.0 * sum(v[k]) / n)
         return {k: (statistics.median(x) if x else None) for k, x in per.items()}, len(per["pk"])
-    if any("s_pk" in r for r in timed):
+    if any("s_pk" in r for r in b.timed):
         w("### The link during the workloads")
         w("")
         w("What the two rxe devices counted during each measured window (their "
@@ -621,16 +659,19 @@ def main():
         w("| NFS | workload | kernel | runs | packets per RPC | retries | seq NAKs | "
           "gaps | duplicates | RNR NAKs |")
         w("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-        kernel_rows(link_of_runs, lambda st: "%.1f | %s" % (
+        b.kernel_rows(w, link_of_runs, lambda st: "%.1f | %s" % (
             st["pk"], " | ".join("%.1f" % st[x] for x in lks[1:])))
         w("")
-    # the CPUs during each timed run, both sides (guest/lib.sh
-    # cpu_counts, in 1/100 s; runs since it, none before)
+
+
+def section_cpu(b, tgt, w):
+    """the CPUs during each timed run, both sides (guest/lib.sh
+    cpu_counts, in 1/100 s; runs since it, none before)"""
     def cpu_of_runs(kernel, vers, wl):
         """Medians over the rounds, per side (c_, s_): busy and kernel
         microseconds per RPC, and the busy share of the CPUs' time"""
         per = {(sd, k): [] for sd in "cs" for k in ("cpu", "sys", "util")}
-        for r in runs_of(kernel, vers, wl):
+        for r in b.runs_of(kernel, vers, wl):
             v = {(sd, k): num(r.get("%s_%s" % (sd, k))) for sd in "cs"
                  for k in ("cpu", "sys", "idle")}
             n = num(r.get("rpcs"))
@@ -643,7 +684,7 @@ def main():
                 per[(sd, "util")].append(100.0 * v[(sd, "cpu")] / t if t else 0.0)
         return ({k: (statistics.median(x) if x else None) for k, x in per.items()},
                 len(per[("c", "cpu")]))
-    if any("s_cpu" in r for r in timed):
+    if any("s_cpu" in r for r in b.timed):
         w("### The CPUs during the workloads")
         w("")
         w("Each guest's CPU time during the measured window (/proc/stat, both vCPUs "
@@ -663,13 +704,17 @@ def main():
         w("| NFS | workload | kernel | runs | client: us per RPC (kernel) | client busy | "
           "server: us per RPC (kernel) | server busy |")
         w("| --- | --- | --- | --- | --- | --- | --- | --- |")
-        kernel_rows(cpu_of_runs, lambda st: "%.0f (%.0f) | %.0f%% | %.0f (%.0f) | %.0f%%" % (
+        b.kernel_rows(w, cpu_of_runs, lambda st: "%.0f (%.0f) | %.0f%% | %.0f (%.0f) | %.0f%%" % (
             st[("c", "cpu")], st[("c", "sys")], st[("c", "util")],
             st[("s", "cpu")], st[("s", "sys")], st[("s", "util")]))
         w("")
+
+
+def section_counters(b, tgt, w):
+    """the sweep's counters per RPC, and the buffer memory per connection"""
     w("## Counters per RPC (sweep, one pass each)")
     w("")
-    if not sweep:
+    if not b.sweep:
         w("No sweep in this mode (BENCH=quick: the timed runs' counters give the chunk "
           "and Send Queue targets above; the sweep, BENCH=sweep or full, gives the "
           "counters per RPC and the buffer memory per connection).")
@@ -684,7 +729,7 @@ def main():
         w("| kernel | thresholds | R | NFS | workload | RPCs | chunk segments | LOCAL_INV | "
           "remote inv | server SWI | server plain | SQ full | c2s/s2c |")
         w("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-        for r in sweep:
+        for r in b.sweep:
             cfg = r["cfg"]
             th, rb = ("default", "-") if cfg == "def" else (cfg.split(",")[0][3:], cfg[-1])
             w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s/%s |" % (
@@ -708,7 +753,7 @@ def main():
           "connection list).")
         w("")
         # "connects" (the client's, from mountstats) is in runs since 4a8647d
-        conn = any("connects" in m for m in mem)
+        conn = any("connects" in m for m in b.mem)
         if conn:
             w("The counts cover every connection since the mount: \"connects\" is the "
               "client's (mountstats); a reconnect during the workloads adds a set of buffers.")
@@ -716,7 +761,7 @@ def main():
         w("| kernel | thresholds | NFS | when |%s server Receive | expected | server Send | "
           "client Receive | server queues | sq_depth |" % (" connects |" if conn else ""))
         w("|%s" % (" --- |" * (11 if conn else 10)))
-        for m in mem:
+        for m in b.mem:
             w("| %s | %s | %s | %s |%s %s | %s | %s | %s | %s | %s |" % (
                 m["kernel"], "default (%d)" % m["size"] if m["cfg"] == "def" else m["cfg"],
                 m["vers"], m["when"], " %s |" % (m.get("connects") or "-") if conn else "",
@@ -724,16 +769,20 @@ def main():
                 kib(m["server_send"])[0], kib(m["client_recv"])[0],
                 rings(m.get("server_queues"))[0], m.get("sq_depth", "-")))
         w("")
+
+
+def section_footer(b, tgt, w):
+    """the plots, the retried pairs, the data checked, the wall time"""
     w("Plots: [chunks per RPC](chunks.png), [memory per connection](memory.png), "
       "[rate ratios](ratios.png), [fractions of the link's limit](link.png).")
     retried = []
-    if a.retries:
-        with open(a.retries) as f:
+    if b.a.retries:
+        with open(b.a.retries) as f:
             retried = [x.strip() for x in f if x.strip()]
     w("")
     w("Guest pairs run again because Debian's stock kernel crashed (never ours): %s" % (
         "; ".join(retried) if retried else "none"))
-    fio_rows = [r for r in sweep + timed if r["wl"] != "meta"]
+    fio_rows = [r for r in b.sweep + b.timed if r["wl"] != "meta"]
 
     def checked(rw):
         return sum(num(r.get("checked")) or 0 for r in fio_rows if rw in r["wl"])
@@ -747,13 +796,37 @@ def main():
               checked("read"), checked("write"), len(unchecked)))
     else:
         w("Data checked: not recorded (a run before the bench counted its checked blocks).")
-    if a.seconds:
+    if b.a.seconds:
         w("")
-        w("Wall time: %d s." % a.seconds)
+        w("Wall time: %d s." % b.a.seconds)
+
+
+SECTIONS = [section_head, section_timed, section_spread, section_link, section_link_events,
+            section_cpu, section_counters, section_footer]
+
+
+def main():
+    a = parse_args()
+    rows = []
+    with open(a.jsonl) as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                rows.append(json.loads(line))
+    if not rows:
+        print("report.py: no results in", a.jsonl, file=sys.stderr)
+        return 1
+    b = Bench(a, rows)
+    tgt = []
+    for t in TARGETS:
+        t(b, tgt)
+    out = []
+    for s in SECTIONS:
+        s(b, tgt, out.append)
     with open(a.outdir + "/bench.md", "w") as f:
         f.write("\n".join(out) + "\n")
     print("\n".join(out))
-    plots(a.outdir, sweep, mem, keys, comps, cmp_, frac)
+    plots(a.outdir, b.sweep, b.mem, b.keys, b.comps, b.cmp_, b.frac)
     missed = [name for name, _, ok in tgt if ok is not None and ok not in (INFO_YES, INFO_NO) and not ok]
     for name in missed:
         print("report.py: target missed: %s" % name, file=sys.stderr)
