@@ -18,6 +18,8 @@
 # its MAKE_CHECK_STAGES (empty: CHECK_STAGES).
 # check.sh --needs-kernel [STAGE...] runs nothing: its exit status says
 # whether the base's stages need its test kernel built (make check).
+# check.sh --plan runs nothing: it prints "BASE: STAGE..." for each base
+# of CHECK_BASES, the stages this run would give it.
 #
 # RFC8797_KERNEL=debug (make check-debug) boots the sanitizer kernel in
 # every guest; E2E_TRANSPORTS (default "rxe siw") picks the transports
@@ -42,11 +44,12 @@ check_inject
 ALL_STAGES=($CHECK_STAGES)
 read -r -a bases <<<"${CHECK_BASES:-$RFC_BASE}"
 # make_check_stages BASE: the stages make check gives BASE when it runs
-# more than one base
+# more than one base: MAKE_CHECK_STAGES of the environment, else BASE's
+# own (empty: all of its CHECK_STAGES)
 make_check_stages() {
 	local st
 	st=$(base_value "$1" MAKE_CHECK_STAGES) || return 1
-	[ -n "${MAKE_CHECK_STAGES+x}" ] && st=$MAKE_CHECK_STAGES
+	[[ "$BASE_FROM_ENV" != *" MAKE_CHECK_STAGES "* ]] || st=$MAKE_CHECK_STAGES
 	[ -n "$st" ] || st=$(base_value "$1" CHECK_STAGES)
 	echo "$st"
 }
@@ -71,6 +74,19 @@ if [ "${1:-}" = --needs-kernel ]; then
 		[[ " ${KERNEL_STAGES[*]} " != *" $s "* ]] || exit 0
 	done
 	exit 1
+fi
+if [ "${1:-}" = --plan ]; then
+	shift
+	for b in "${bases[@]}"; do
+		if [ $# -gt 0 ]; then
+			echo "$b: $*"
+		elif [ ${#bases[@]} -gt 1 ]; then
+			echo "$b: $(make_check_stages "$b")"
+		else
+			echo "$b: $(base_value "$b" CHECK_STAGES)"
+		fi
+	done
+	exit 0
 fi
 stages=("$@")
 transports=${E2E_TRANSPORTS:-rxe siw}

@@ -278,8 +278,17 @@ expect "bases: a third base joins make check's default, in its place" "mainline 
 expect "bases: the third base's series, cache, kernel and stock peer" \
 	"$RFC_TOP/patches/mainline $CACHE_ROOT/third $CACHE_ROOT/third/build/main/arch/x86/boot/bzImage 6.12" \
 	"$(third third 'harness_env && kernel_info ours-third && echo $PATCHES $CACHE $K_IMAGE $STOCK_BASE')"
-expect "bases: make check's stages of the third base" "kunit" \
-	"$(third mainline 'make_check_stages() { :; }; base_value third MAKE_CHECK_STAGES')"
+plan() {
+	env -u MAKE_CHECK_STAGES RFC8797_BASES_DIR="$tmp/bases" RFC8797_BASE="$1" RFC8797_BASE_RESOLVED="" \
+		CHECK_BASES="$2" "${@:3}" "$RFC_HARNESS/check.sh" --plan 2>&1 | paste -sd'|'
+}
+expect "check.sh --plan: make check's stages of each base, from mainline's run" \
+	"mainline: $(base_value mainline CHECK_STAGES)|6.12: dkms fstests|third: kunit" \
+	"$(plan mainline "mainline 6.12 third")"
+expect "check.sh --plan: MAKE_CHECK_STAGES in the environment, for every base" \
+	"mainline: sparse|6.12: sparse" "$(plan mainline "mainline 6.12" env MAKE_CHECK_STAGES=sparse)"
+expect "check.sh --plan: one base runs all its stages" \
+	"6.12: $(base_value 6.12 CHECK_STAGES)" "$(plan 6.12 6.12)"
 expect "bases: make check over three bases builds the third one's kernel for kunit" 0 \
 	"$(RFC8797_BASES_DIR=$tmp/bases needs third "mainline 6.12 third")"
 expect "bases: a file without a key is refused, by name" \

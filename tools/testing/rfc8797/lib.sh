@@ -66,15 +66,16 @@ base_names() {
 }
 
 # load_base: the settings of RFC_BASE's file, where BASE_ENV_KEYS keep a
-# value set in the environment; BASE_SRC stays empty (harness_env then
-# refuses) when the file is missing or lacks a key
+# value set, and not empty, in the environment (BASE_FROM_ENV lists
+# those keys); BASE_SRC stays empty (harness_env then refuses) when the
+# file is missing or lacks a key
 load_base() {
 	local f k v
 	local -a keep=()
-	BASE_SRC=""
+	BASE_SRC="" BASE_FROM_ENV=" "
 	f=$(base_file "$RFC_BASE") || return 0
 	for k in $BASE_ENV_KEYS; do
-		[ -z "${!k+x}" ] || keep+=("$k=${!k}")
+		[ -z "${!k:-}" ] || { keep+=("$k=${!k}"); BASE_FROM_ENV+="$k "; }
 	done
 	# shellcheck source=/dev/null
 	. "$f"
