@@ -243,7 +243,7 @@ help:
 	@echo "                     ../shared/third-party, else a clone of upstream)"
 	@echo "  FSTESTS_SMOKE      check's fstests stage: its tests (default: the base's, bases/BASE)"
 	@echo "  DEBIAN_RETRIES     how often a guest (pair) that Debian's kernel crashed, ours not,"
-	@echo "                     runs again (default 2); DEBIAN_RUN_RETRIES: per script run (default 3)"
+	@echo "                     runs again; DEBIAN_RUN_RETRIES: per script run (defaults: $$(grep -h '^DEBIAN_' $(H)/harness.conf | tr '\n' ' '))"
 	@echo "  BENCH              make bench: full (default, under 60 minutes), quick (about 25),"
 	@echo "                     sweep (counters and memory only), link (perftest only), cost"
 	@echo "                     (instructions per RPC) or scale (memory at N connections)"
@@ -269,4 +269,6 @@ help:
 	@echo "                     ($$(bash -c '. $(H)/lib.sh && for b in $$(base_names); do printf "%s %s " $$b $$(base_value $$b BASE_PIN); done'))"
 	@echo "  JOBS               parallel build jobs (default: nproc)"
 	@echo "  FORCE=1            make tree discards tree commits not written back"
-	@echo "Stages of check.sh: ktap bench kunit sparse postings fuzz wireshark clock e2e hostile sendqueue parallel storm interop nfstest fstests dkms trixie (default), kunit_upstream wireshark_live nfstest_full"
+	@echo "Stages of check.sh, and what make check runs of them (check.sh --plan):"
+	@CHECK_BASES="$(CHECK_BASES)" $(H)/check.sh --plan 2>/dev/null | sed 's/^/  /'
+	@echo "  and on request: kunit_upstream wireshark_live nfstest_full"

@@ -37,8 +37,7 @@
 # the retry.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-resolve_base || exit 1
-check_inject
+harness_env || exit 1
 
 # shellcheck disable=SC2206	# a list of words
 ALL_STAGES=($CHECK_STAGES)
@@ -79,15 +78,19 @@ if [ "${1:-}" = --plan ]; then
 	shift
 	for b in "${bases[@]}"; do
 		if [ $# -gt 0 ]; then
-			echo "$b: $*"
+			plan="$*"
 		elif [ ${#bases[@]} -gt 1 ]; then
-			echo "$b: $(make_check_stages "$b")"
+			plan=$(make_check_stages "$b") || die "CHECK_BASES: no base $b"
 		else
-			echo "$b: $(base_value "$b" CHECK_STAGES)"
+			plan=$(base_value "$b" CHECK_STAGES) || die "CHECK_BASES: no base $b"
 		fi
+		echo "$b: $plan"
 	done
 	exit 0
 fi
+# (the options above need no apt: make help runs --plan)
+resolve_base || exit 1
+check_inject
 stages=("$@")
 transports=${E2E_TRANSPORTS:-rxe siw}
 HOSTILE_TABLE=${HOSTILE_TABLE:-quick}	# quick or full
@@ -649,7 +652,8 @@ stage_dkms() {
 # (TRIXIE_TESTS only when set, below); its interop cells (trixie-7.3,
 # against Debian's 6.12 in both roles) only in make interop, for time.
 stage_trixie() {
-	local deb k t f=$run/trixie-matrix.ktap kern=$DKMS_TRIXIE_KERNEL suf cells tests
+	local deb k t f=$run/trixie-matrix.ktap kern=$DKMS_TRIXIE_KERNEL suf="" cells tests
+	[ -n "$kern" ] || { result "trixie: kernel" fail "bases/$RFC_BASE names no DKMS_TRIXIE_KERNEL"; return; }
 	"$RFC_HARNESS/deps.sh" trixie >"$run/trixie-deps.log" 2>&1 ||
 		{ result "trixie: deps" fail "deps.sh trixie failed, see $run/trixie-deps.log"; return; }
 	if ! deb=$("$RFC_HARNESS/dkms.sh" package 2>"$run/trixie-package.log"); then

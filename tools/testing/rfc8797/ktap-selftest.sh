@@ -272,6 +272,7 @@ sed -e 's/^MAKE_CHECK=.*/MAKE_CHECK=9/' -e 's/^MAKE_CHECK_STAGES=.*/MAKE_CHECK_S
 	"$BASES_DIR/mainline" >"$tmp/bases/third"
 grep -v '^FSTESTS_KERNEL=' "$tmp/bases/third" >"$tmp/bases/lacking"
 sed -i 's/^MAKE_CHECK=.*/MAKE_CHECK=/' "$tmp/bases/lacking"
+# shellcheck disable=SC2016	# $2 is a command for the child shell
 third() { RFC8797_BASES_DIR=$tmp/bases RFC8797_BASE=$1 bash -c ". $RFC_HARNESS/lib.sh; $2" 2>&1; }
 expect "bases: a third base joins make check's default, in its place" "mainline 6.12 third" \
 	"$(third mainline 'base_names check | paste -sd" "')"
@@ -328,5 +329,5 @@ expect "kernels: dkms boots stock's image, with its own modules" \
 expect "kernels: an image path boots as ours" "yes no" \
 	"$(kernel_is /x/bzImage rpcrdma=ours && echo yes) $(kernel_is /x/bzImage debian=yes || echo no)"
 expect "bases: make check's default CHECK_BASES is the files'" "mainline 6.12 third" \
-	"$(env -u RFC8797_BASE -u CHECK_BASES RFC8797_BASES_DIR=$tmp/bases make -s -C "$RFC_TOP" -n check | sed -n 's/^for b in \(.*\); do.*/\1/p')"
+	"$(env -u RFC8797_BASE -u CHECK_BASES RFC8797_BASES_DIR="$tmp/bases" make -s -C "$RFC_TOP" -n check | sed -n 's/^for b in \(.*\); do.*/\1/p')"
 ktap_finished

@@ -15,7 +15,7 @@ RFC_BASE=${RFC8797_BASE:-mainline}
 # (RFC8797_BASES_DIR: another folder of them, for ktap-selftest.sh)
 BASES_DIR=${RFC8797_BASES_DIR:-$RFC_HARNESS/bases}
 # the keys a variable of the environment overrides (HARNESS.rst)
-BASE_ENV_KEYS="MAKE_CHECK_STAGES FSTESTS_SMOKE DKMS_MIN_SUBLEVEL"
+BASE_ENV_KEYS="MAKE_CHECK_STAGES FSTESTS_SMOKE"
 BASE_KEYS="BASE_PURPOSE BASE_SRC BASE_PIN BASE_SUITES BASE_FAMILY BASE_SERIES BASE_CONFIG BASE_OVERLAY
 	BASE_DEBIAN_KERNEL STOCK_BASE DKMS_NAME DKMS_LINE DKMS_MIN_SUBLEVEL DKMS_OLDEST_FLAVOUR
 	DKMS_SYNOPSIS DKMS_KERNELS DKMS_OTHER DKMS_STOCK_KERNEL DKMS_TRIXIE_KERNEL
@@ -35,8 +35,9 @@ base_file() {
 base_value() {
 	local f
 	f=$(base_file "$1") || return 1
-	# shellcheck source=/dev/null
-	(. "$f" && printf '%s\n' "${!2-}")
+	# (none of the current base's values: a key NAME lacks stays empty)
+	# shellcheck disable=SC2086,SC1090	# BASE_KEYS is a list of words
+	(unset $BASE_KEYS; . "$f" && printf '%s\n' "${!2-}")
 }
 
 # base_with KEY VALUE: the first base whose KEY is VALUE
@@ -50,6 +51,7 @@ base_with() {
 
 # base_names [check]: every base, or with "check" those of make check's
 # default (MAKE_CHECK set), in that order
+# shellcheck disable=SC2120	# the Makefile passes "check"
 base_names() {
 	local f n
 	for f in "$BASES_DIR"/*; do
@@ -96,12 +98,13 @@ load_base
 # kernel of STOCK_BASE's pin (resolve_base: STOCK_KREL)
 STOCK_PIN=$(base_value "${STOCK_BASE:-}" BASE_PIN 2>/dev/null)
 # the harness's own pins and budgets (nfstest's, the Debian retries):
-# harness.conf's, unless the environment sets them
+# harness.conf's plain KEY=value lines, unless the environment sets the
+# key to something
 load_conf() {
 	local k v
 	while IFS='=' read -r k v; do
 		[[ "$k" =~ ^[A-Z][A-Z_0-9]*$ ]] || continue
-		[ -n "${!k+x}" ] || eval "$k=$v"
+		[ -n "${!k:-}" ] || printf -v "$k" '%s' "$v"
 	done <"$RFC_HARNESS/harness.conf"
 }
 load_conf
@@ -160,6 +163,7 @@ kernel_info() {
 # written (kernel_is K rpcrdma=ours, kernel_is K debian=yes, kernel_is
 # K fetch=dkms); an image path is one of ours, not Debian's
 kernel_is() {
+	# shellcheck disable=SC2034	# kernel_row sets them; they stay local
 	local K_ROOT K_RPCRDMA K_DEBIAN K_FETCH K_IMAGE K_INITRD K_MODULES K_MAKE K_ON K_DIR \
 		K_DEB_VERSION K_KREL K_PKGS K_SUITES K_SUFFIX k
 	k=${2%%=*}
@@ -341,6 +345,11 @@ harness_env() {
 		fi
 		return 1
 	fi
+	# the per-base variables that the files of bases/ replaced
+	[ -z "${CHECK_STAGES_6_12+x}${FSTESTS_SMOKE_6_12+x}${TRIXIE73_INTEROP_CELLS+x}${DKMS_MIN_SUBLEVEL_7_3+x}" ] || {
+		echo "error: CHECK_STAGES_6_12, FSTESTS_SMOKE_6_12, TRIXIE73_INTEROP_CELLS and DKMS_MIN_SUBLEVEL_7_3 are gone: MAKE_CHECK_STAGES, FSTESTS_SMOKE and TRIXIE_INTEROP_CELLS (with BASE=), or the base's file, bases/BASE (make help)" >&2
+		return 1
+	}
 	export RFC8797_BASE=$RFC_BASE
 	export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/rfc8797-ccache}
 	export CCACHE_BASEDIR=${CCACHE_BASEDIR:-/}
@@ -535,6 +544,17 @@ stock_trouble() {
 	[ -n "$found" ] && [ -z "$ours" ] && echo "$found"
 }
 
+# loop_trouble_of KERNEL DIR: what spoiled the loop boot (one guest both
+# client and server, the bench's cost rounds) of Debian's KERNEL in DIR
+# (guest_trouble), in the form retry_spoiled calls; nothing for our
+# kernels, which are never run again
+loop_trouble_of() {
+	local t
+	is_debian_stock "$1" || return 1
+	t=$(guest_trouble "$2" client)
+	[ -n "$t" ] && echo "the stock loop guest $t"
+}
+
 # boot_trouble_of KERNEL DIR: debian_boot_crash, in the form
 # retry_spoiled calls, for a single guest whose folder is DIR on KERNEL
 # (check.sh's guests on Debian's kernel: dkms, trixie)
@@ -555,8 +575,8 @@ stock_trouble_of() {
 
 # The one retry policy for runs that Debian's kernel spoiled (check.sh's
 # guests on Debian's kernel, the interop matrix's and the bench's guest
-# pairs; what counts as spoiled is boot_trouble_of's and
-# stock_trouble's): a guest or guest pair runs again at most
+# pairs; what counts as spoiled is boot_trouble_of's, loop_trouble_of's
+# and stock_trouble's): a guest or guest pair runs again at most
 # DEBIAN_RETRIES times, and one run retries at most DEBIAN_RUN_RETRIES
 # times in all (harness.conf).  A run is every script
 # that shares the file DEBIAN_BUDGET_FILE (debian_budget: check.sh makes

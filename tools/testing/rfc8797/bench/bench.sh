@@ -427,15 +427,6 @@ cost_jobs=${BENCH_COST_JOBS:-2}
 # boot
 cost_cpus=${BENCH_COST_CPUS:-1}
 [[ "$cost_cpus" =~ ^[1-8]$ ]] || die "BENCH_COST_CPUS=$cost_cpus: 1 to 8 vCPUs per loop guest"
-# loop_stock_trouble KERNEL DIR: what spoiled the loop boot of Debian's
-# KERNEL in DIR (lib.sh guest_trouble), in the form retry_spoiled calls;
-# nothing for our kernels, which are never run again
-loop_stock_trouble() {
-	local t
-	is_debian_stock "$1" || return 1
-	t=$(guest_trouble "$2" client)
-	[ -n "$t" ] && echo "the stock loop guest $t"
-}
 # cost_guest KERNEL: gk, the kernel guest.sh boots for it, and lf, its
 # layers file (empty when there is none: Debian's kernel)
 cost_guest() {
@@ -455,7 +446,7 @@ for ((b = 1; b <= boots; b++)); do
 		[ "$k" != ours ] || th=${cost_th:-}
 		# Debian's kernel gets the Debian retry policy, as in the pairs
 		RETRY_LOG=$out/cost$b-$k-loop.retry RETRY_KEEP=$out/crashed \
-			retry_spoiled "$out/cost$b-$k-loop" "loop_stock_trouble $gk" "cost$b-$k-loop" \
+			retry_spoiled "$out/cost$b-$k-loop" "loop_trouble_of $gk" "cost$b-$k-loop" \
 			run_loop "cost$b-$k-loop" "$k" "$gk" "$lf" "$b" "$th" &
 		loops+=($!)
 	done

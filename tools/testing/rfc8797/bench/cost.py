@@ -496,7 +496,10 @@ def base_key(base, key):
     shell-quoted) says; None for no base or no such key"""
     if not base:
         return None
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bases", base)
+    path = os.path.join(os.environ.get("RFC8797_BASES_DIR") or os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "bases"), base)
+    if not os.path.isfile(path):
+        return None
     with open(path) as f:
         for line in shlex.split(f.read(), comments=True):
             k, _, v = line.partition("=")
