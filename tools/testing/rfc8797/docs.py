@@ -11,9 +11,10 @@ Each fact has one home, and the documents show it from there:
     the stages make check gives each: bases/NAME.  README.md shows them
     in blocks between "<!-- docs.py: NAME -->" and "<!-- /docs.py -->",
     which "write" generates and "check" compares;
-  - every Debian version the documents name is a pin of bases/ (or
-    nfstest's, harness.conf) or one of OTHER_VERSIONS below, each with
-    why it is named: a pin that moved leaves no stale copy behind;
+  - every Debian version the documents name (a package's, a kernel
+    release, nfstest's) is a pin's, of bases/ or harness.conf, or one
+    of OTHER_VERSIONS and OTHER_RELEASES below, each with why it is
+    named: a pin that moved leaves no stale copy behind in them;
   - the stages: every stage of a base's CHECK_STAGES has a function in
     check.sh and a row in HARNESS.rst's table of stages, and that table
     names no other;
@@ -40,8 +41,17 @@ OTHER_VERSIONS = {
     "6.12.115-2~deb12u1": "the example of RFC8797_BASE_VERSION, an older 6.12 build",
     "7.3~rc7-1~exp1": "experimental's 7.3 build, which the DKMS package does not serve",
 }
+# Debian kernel releases they may name that are no pin's, and why
+OTHER_RELEASES = {
+    "6.12.115+deb12-amd64": "the example of DKMS_KRELS",
+    "6.12.107+deb13-amd64": "trixie's own 6.12 as trixie.sh found it (dkms/README.rst's record)",
+    "6.12.117+deb13-amd64": "trixie's own 6.12 as trixie.sh found it (dkms/README.rst's record)",
+    "6.12.118+deb13-amd64": "trixie's own 6.12 as trixie.sh found it (dkms/README.rst's record)",
+}
 DEB_VERSION = re.compile(r"\b\d+\.\d+(?:\.\d+)?(?:~rc\d+)?-\d+~(?:bpo|deb|exp)[0-9a-z+]*")
-TIME = re.compile(r"\b\d{3,5} s\b")
+KREL = re.compile(r"\b\d+\.\d+\.\d+\+deb\d+-amd64")
+NFSTEST = re.compile(r"nfstest[^0-9]{0,40}?\b(\d+\.\d+-\d+)\b")
+TIME = re.compile(r"\b\d{2,5} s\b")
 
 
 def read_keys(path):
@@ -105,9 +115,28 @@ def generated(text):
     return BLOCK.sub(lambda m: m.group(1) + BLOCKS[m.group(2)]() + "\n" + m.group(4), text)
 
 
+def nfstest_pin():
+    return read_keys(os.path.join(HERE, "harness.conf"))["NFSTEST_PIN"]
+
+
+def releases():
+    """the kernel releases of the pins (6.12.117-1~deb12u1 ->
+    6.12.117+deb12-amd64, 7.3.4-1~bpo13+1 -> 7.3.4+deb13-amd64), and of
+    the oldest kernel each DKMS package is built against"""
+    r = set()
+    for _, k in bases():
+        pin = k["BASE_PIN"]
+        m = re.search(r"~(?:deb|bpo)(\d+)", pin)
+        if m:
+            r.add("%s+deb%s-amd64" % (pin.split("-")[0], m.group(1)))
+        if k["DKMS_OLDEST_FLAVOUR"]:
+            r.add("%s.%s%s" % (k["DKMS_LINE"], k["DKMS_MIN_SUBLEVEL"], k["DKMS_OLDEST_FLAVOUR"]))
+    return r
+
+
 def pins():
     p = {k["BASE_PIN"] for _, k in bases()}
-    p.add(read_keys(os.path.join(HERE, "harness.conf"))["NFSTEST_PIN"])
+    p.add(nfstest_pin())
     return p
 
 
@@ -144,11 +173,14 @@ def main():
             result("docs: README.md's %s block is bases/'s" % m.group(2),
                    "" if m.group(3).rstrip("\n") == want else "stale: make docs writes it again")
     allowed = pins() | set(OTHER_VERSIONS)
+    rels = releases() | set(OTHER_RELEASES)
     for doc in VERSION_DOCS:
-        stale = sorted({v for v in DEB_VERSION.findall(open(os.path.join(TOP, doc)).read())
-                        if v not in allowed})
-        result("docs: %s names no Debian version but the pins" % doc,
-               "" if not stale else "not a pin: %s" % " ".join(stale))
+        text = open(os.path.join(TOP, doc)).read()
+        stale = sorted({v for v in DEB_VERSION.findall(text) if v not in allowed} |
+                       {v for v in KREL.findall(text) if v not in rels} |
+                       {v for v in NFSTEST.findall(text) if v != nfstest_pin()})
+        result("docs: %s names no Debian version or kernel release but the pins'" % doc,
+               "" if not stale else "not a pin's: %s" % " ".join(stale))
     check_sh = open(os.path.join(HERE, "check.sh")).read()
     every = []
     for _, k in bases():
