@@ -175,9 +175,8 @@ fi
 # vCPU threads against descheduled ones: a CPU-bound phase took 4.2-6.5
 # s against 0.8-0.9 s, and the same work's instruction count varied by
 # 7.7% against 0.06%; counted runs (--count) always use thread=single.
-# two-guest.sh asks for thread=multi: two linked guests that work
-# together take both cores (the quick mainline interop matrix: 754 s
-# so, 935 s with thread=single).
+# two-guest.sh asks for thread=single (HARNESS.rst, "CPUs and clocks",
+# gives the figures of both).
 accel=tcg,thread=${RFC8797_TCG_THREAD:-single} plugin=()
 if [ -n "$count" ]; then
 	so=$CACHE_ROOT/insn-plugin/insn-count.so

@@ -24,7 +24,7 @@
 #   with the module DKMS built on a trixie root (trixie.sh), both roles,
 #   against Debian's 6.12 and 7.3 (trixie-7.3: the 7.3 package on the
 #   backports kernel); INTEROP_CELLS=stock-7.3: Debian 13's backports
-#   7.3 as Debian ships it (stock.sh 7.3) against ours;
+#   7.3 as Debian ships it (stock.sh stock-7.3) against ours;
 #   INTEROP_VERSIONS="4.2" runs only those NFS versions
 #
 # Each cell adds KTAP results "interop CELL nfsV" (mount, I/O, dmesg)

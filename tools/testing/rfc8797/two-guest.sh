@@ -27,8 +27,7 @@ resolve_base || exit 1	# once, for both guests
 # and vCPUs spin against descheduled ones: the ours/ours interop cell
 # took 135 s so, 96 s with one thread per guest (2026-11-29, nothing
 # else running).  (When a guest brought up one vCPU, a thread per vCPU
-# was the faster: the quick mainline interop matrix took 754 s so, 935 s
-# with one thread per guest.)
+# was the faster: HARNESS.rst, "CPUs and clocks".)
 export RFC8797_TCG_THREAD=${RFC8797_TCG_THREAD:-single}
 usage() { sed -n '7,8s/^#   //p' "$0"; }
 results=$CACHE/runs/interop-$(date +%Y%m%d-%H%M%S)-$$ ctimeout=800 dump=0
