@@ -148,11 +148,17 @@ cmd_run() {
 	case "$vers" in 3 | 4.1 | 4.2) ;; *) die "--vers 3, 4.1 or 4.2, not $vers" ;; esac
 	case "$transport" in rxe | siw) ;; *) die "--transport rxe or siw, not $transport" ;; esac
 	local tree_id
-	case "$kernel" in
-	ours | dkms) tree_id=$(git -C "$TREE" rev-parse --short=12 HEAD 2>/dev/null) ;;
-	base) tree_id=$(git -C "$TREE" rev-parse --short=12 "$BASE_TAG" 2>/dev/null) ;;
-	*) die "--kernel ours, base or dkms, not $kernel" ;;
-	esac
+	# the tree the kernel's rpcrdma comes from: the series' (ours, and
+	# dkms, the package built from it), or the base's, built from it
+	# (kernels/: RPCRDMA, FETCH)
+	kernel_row "$kernel" || die "--kernel: no kernel $kernel"
+	if kernel_is "$kernel" rpcrdma=ours; then
+		tree_id=$(git -C "$TREE" rev-parse --short=12 HEAD 2>/dev/null)
+	elif [ "$K_FETCH" = build ]; then
+		tree_id=$(git -C "$TREE" rev-parse --short=12 "$BASE_TAG" 2>/dev/null)
+	else
+		die "--kernel $kernel: not built from the tree (ours, base, dkms, ...)"
+	fi
 	[ -n "$tree_id" ] || die "no prepared tree at $TREE (make tree)"
 	local name="fstests $kernel nfs$vers $transport"
 	ktap_open "$file"
