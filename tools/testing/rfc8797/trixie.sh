@@ -55,6 +55,9 @@
 # Set TRIXIE_REFRESH=1 to debootstrap the root again (it is otherwise
 # kept until RECIPE below changes).
 set -euo pipefail
+# under set -e a failed command ends the script: say which one (a cold
+# trixie.sh root once ended so after its apt-get update, saying nothing)
+trap 'echo "error: trixie.sh: line $LINENO: exit $?: $BASH_COMMAND" >&2' ERR
 . "$(dirname "$0")/lib.sh"
 harness_env || exit 1
 
@@ -120,7 +123,7 @@ cmd_root() {
 	mirror=$(debian_mirror)
 	# the security archive, where the machine's own apt configuration has one
 	sec=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Created-By: Packages' |
-		awk -v c="$(. /etc/os-release && echo "$VERSION_CODENAME")-security" '$2 == c { print $1; exit }')
+		awk -v c="$(. /etc/os-release && echo "$VERSION_CODENAME")-security" '$2 == c && !f { print $1; f = 1 }')
 	rm -rf --one-file-system "$ROOT" "$tmp" "$DIR/root.stamp"
 	mkdir -p "$DIR"
 	msg "debootstrap trixie (minbase) into $tmp"
@@ -146,9 +149,9 @@ cmd_root() {
 	new=$(in_root "$tmp" apt-cache madison linux-headers-amd64 |
 		awk -F' *[|] *' '$3 !~ /backports/ { print $2 }' | sort -V | tail -n 1)
 	old=$(in_root "$tmp" apt-cache pkgnames linux-headers-6.12. |
-		sed -n 's/^linux-headers-\(6\.12\.[0-9]*+deb13-amd64\)$/\1/p' | sort -V | head -n 1)
+		sed -n 's/^linux-headers-\(6\.12\.[0-9]*+deb13-amd64\)$/\1/p' | sort -V | sed -n 1p)
 	bpo=$(in_root "$tmp" apt-cache madison linux-headers-amd64 |
-		awk -F' *[|] *' '$3 ~ /trixie-backports\/main / { print $2; exit }')
+		awk -F' *[|] *' '$3 ~ /trixie-backports\/main / && !f { print $2; f = 1 }')
 	[ -n "$new" ] && [ -n "$old" ] || die "trixie offers no linux-headers-amd64 or no linux-headers-6.12.*+deb13-amd64"
 	new=$(krel_of "$new")
 	[ -z "$bpo" ] || bpo=$(krel_of "$bpo")
