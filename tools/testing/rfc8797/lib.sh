@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Common settings for the rfc8797 harness scripts.  Sourced, not run:
-# sourcing only defines; a script then calls harness_env (resolve_base
+# sourcing defines functions and reads the data (the base's file of
+# bases/, harness.conf); a script then calls harness_env (resolve_base
 # calls it), which checks RFC8797_BASE and exports what the tools it
 # runs need.
 
@@ -79,10 +80,14 @@ load_base() {
 	for k in $BASE_ENV_KEYS; do
 		[ -z "${!k:-}" ] || { keep+=("$k=${!k}"); BASE_FROM_ENV+="$k "; }
 	done
+	# (a key the file lacks is missing, whatever the environment holds)
+	# shellcheck disable=SC2086	# a list of words
+	unset $BASE_KEYS
 	# shellcheck source=/dev/null
 	. "$f"
 	for v in "${keep[@]}"; do
 		printf -v "${v%%=*}" '%s' "${v#*=}"
+		export "${v%%=*}"
 	done
 	for k in $BASE_KEYS; do
 		[ -n "${!k+x}" ] || { BASE_MISSING=$k BASE_SRC=""; return 0; }
