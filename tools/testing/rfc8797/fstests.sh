@@ -151,13 +151,14 @@ cmd_run() {
 	# the tree the kernel's rpcrdma comes from: the series' (ours, and
 	# dkms, the package built from it), or the base's, built from it
 	# (kernels/: RPCRDMA, FETCH)
-	kernel_row "$kernel" || die "--kernel: no kernel $kernel"
-	if kernel_is "$kernel" rpcrdma=ours; then
+	# (this base's: built into $CACHE, or the DKMS package's module)
+	kernel_info "$kernel" || die "--kernel: no kernel $kernel"
+	if ! { [ "$K_FETCH" = dkms ] || { [ "$K_FETCH" = build ] && [[ "$K_IMAGE" == "$CACHE/"* ]]; }; }; then
+		die "--kernel $kernel: not built from this base's tree (ours, base, dkms, ...)"
+	elif kernel_is "$kernel" rpcrdma=ours; then
 		tree_id=$(git -C "$TREE" rev-parse --short=12 HEAD 2>/dev/null)
-	elif [ "$K_FETCH" = build ]; then
-		tree_id=$(git -C "$TREE" rev-parse --short=12 "$BASE_TAG" 2>/dev/null)
 	else
-		die "--kernel $kernel: not built from the tree (ours, base, dkms, ...)"
+		tree_id=$(git -C "$TREE" rev-parse --short=12 "$BASE_TAG" 2>/dev/null)
 	fi
 	[ -n "$tree_id" ] || die "no prepared tree at $TREE (make tree)"
 	local name="fstests $kernel nfs$vers $transport"

@@ -247,7 +247,7 @@ expect "check.sh: a missing results file is a failure" "exit 1 0 passed, 1 faile
 needs() {
 	local e=()
 	[ -z "${3:-}" ] || e=(MAKE_CHECK_STAGES="$3")
-	env "${e[@]}" RFC8797_BASE="$1" RFC8797_BASE_RESOLVED="" CHECK_BASES="$2" \
+	env -u MAKE_CHECK_STAGES "${e[@]}" RFC8797_BASE="$1" RFC8797_BASE_RESOLVED="" CHECK_BASES="$2" \
 		"$RFC_HARNESS/check.sh" --needs-kernel "${@:4}" >/dev/null 2>&1
 	echo $?
 }

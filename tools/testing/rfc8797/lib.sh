@@ -101,7 +101,8 @@ load_base() {
 load_base
 # The stock kernel the guests boot as a peer (--kernel stock): Debian's
 # kernel of STOCK_BASE's pin (resolve_base: STOCK_KREL)
-STOCK_PIN=$(base_value "${STOCK_BASE:-}" BASE_PIN 2>/dev/null)
+# (empty for a bad base, which harness_env then refuses by name)
+STOCK_PIN=$(base_value "${STOCK_BASE:-}" BASE_PIN 2>/dev/null) || STOCK_PIN=""
 # the harness's own pins and budgets (nfstest's, the Debian retries):
 # harness.conf's plain KEY=value lines, unless the environment sets the
 # key to something

@@ -56,8 +56,11 @@
 # kept until RECIPE below changes).
 set -euo pipefail
 # under set -e a failed command ends the script: say which one (a cold
-# trixie.sh root once ended so after its apt-get update, saying nothing)
-trap 'echo "error: trixie.sh: line $LINENO: exit $?: $BASH_COMMAND" >&2' ERR
+# trixie.sh root once ended so after its apt-get update, saying
+# nothing).  An EXIT trap, not ERR: ERR does not reach the functions,
+# where all the work is, without -E, and with -E it fires for failures
+# that a caller handles
+trap 'rc=$?; [ "$rc" = 0 ] || echo "error: trixie.sh: exit $rc after: $BASH_COMMAND" >&2' EXIT
 . "$(dirname "$0")/lib.sh"
 harness_env || exit 1
 
