@@ -148,14 +148,13 @@ cmd_run() {
 	case "$vers" in 3 | 4.1 | 4.2) ;; *) die "--vers 3, 4.1 or 4.2, not $vers" ;; esac
 	case "$transport" in rxe | siw) ;; *) die "--transport rxe or siw, not $transport" ;; esac
 	local tree_id
-	# the tree the kernel's rpcrdma comes from: the series' (ours, and
-	# dkms, the package built from it), or the base's, built from it
-	# (kernels/: RPCRDMA, FETCH)
-	# (this base's: built into $CACHE, or the DKMS package's module)
+	# the tree the kernel's rpcrdma comes from, this base's (kernels/:
+	# built into $CACHE, or the DKMS package's module): the series' (our
+	# rpcrdma), or the base tag's
 	kernel_info "$kernel" || die "--kernel: no kernel $kernel"
 	if ! { [ "$K_FETCH" = dkms ] || { [ "$K_FETCH" = build ] && [[ "$K_IMAGE" == "$CACHE/"* ]]; }; }; then
 		die "--kernel $kernel: not built from this base's tree (ours, base, dkms, ...)"
-	elif kernel_is "$kernel" rpcrdma=ours; then
+	elif [ "$K_RPCRDMA" = ours ]; then
 		tree_id=$(git -C "$TREE" rev-parse --short=12 HEAD 2>/dev/null)
 	else
 		tree_id=$(git -C "$TREE" rev-parse --short=12 "$BASE_TAG" 2>/dev/null)

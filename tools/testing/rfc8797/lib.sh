@@ -131,25 +131,27 @@ K_KEYS="ROOT RPCRDMA DEBIAN FETCH IMAGE INITRD MODULES MAKE ON DIR DEB_VERSION K
 # its file writes it (empty when it has none; the value of the kernel it
 # boots ON, when it names one); fails for a NAME that is not there
 kernel_row() {
-	local k f=$KERNELS_DIR/$1
+	local k def f=$KERNELS_DIR/$1
 	for k in $K_KEYS; do
 		printf -v "K_$k" '%s' ""
 	done
 	if [[ "$1" == ours-* ]] && base_file "${1#ours-}" >/dev/null; then
 		kernel_row ours || return 1
-		K_IMAGE="\$CACHE_ROOT/${1#ours-}/build/main/arch/x86/boot/bzImage"
-		K_MAKE="make build BASE=${1#ours-}"
+		# shellcheck disable=SC2034	# the caller's
+		K_IMAGE="\$CACHE_ROOT/${1#ours-}/build/main/arch/x86/boot/bzImage" \
+			K_MAKE="make build BASE=${1#ours-}"
 		return 0
 	fi
 	case "$1" in
 	"" | */* | .*) return 1 ;;
 	esac
 	[ -f "$f" ] || return 1
-	eval "$(sed -n 's/^\([A-Z][A-Z_0-9]*\)=/K_\1=/p' "$f")"
+	def=$(sed -n 's/^\([A-Z][A-Z_0-9]*\)=/K_\1=/p' "$f")
+	eval "$def"
 	# a kernel ON another: that one's values, under its own
 	if [ -n "$K_ON" ]; then
 		kernel_row "$K_ON" || return 1
-		eval "$(sed -n 's/^\([A-Z][A-Z_0-9]*\)=/K_\1=/p' "$f")"
+		eval "$def"
 	fi
 }
 
@@ -169,9 +171,9 @@ kernel_info() {
 # written (kernel_is K rpcrdma=ours, kernel_is K debian=yes, kernel_is
 # K fetch=dkms); an image path is one of ours, not Debian's
 kernel_is() {
-	# shellcheck disable=SC2034	# kernel_row sets them; they stay local
-	local K_ROOT K_RPCRDMA K_DEBIAN K_FETCH K_IMAGE K_INITRD K_MODULES K_MAKE K_ON K_DIR \
-		K_DEB_VERSION K_KREL K_PKGS K_SUITES K_SUFFIX k
+	# every K_ variable kernel_row sets stays local
+	# shellcheck disable=SC2046,SC2086	# a list of names
+	local k $(printf 'K_%s ' $K_KEYS)
 	k=${2%%=*}
 	k=K_${k^^}
 	[[ " $K_KEYS " == *" ${k#K_} "* ]] || die "kernel_is: no key ${2%%=*}"
@@ -361,7 +363,7 @@ harness_env() {
 	export CCACHE_BASEDIR=${CCACHE_BASEDIR:-/}
 	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 	case ":$PATH:" in
-	/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin:*) ;;
+	:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin:*) ;;
 	*) export PATH=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH ;;
 	esac
 }
