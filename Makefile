@@ -209,7 +209,7 @@ help:
 	@echo "  E2E_TRANSPORTS     transports of the e2e, hostile and sendqueue stages (default: rxe siw)"
 	@echo "  E2E_TESTS          only these guest/tests/test-NAME.sh, e.g. \"agree large-io\" (default: all)"
 	@echo "  E2E_VERSIONS       NFS versions of the basic e2e guest (default: 3 4.0 4.1 4.2; siw: 3 4.2)"
-	@echo "  E2E_SIW_TESTS      tests also run over siw, or \"all\" (default: the data and negotiation subset)"
+	@echo "  E2E_SIW_TESTS      tests also run over siw, or \"all\" (default: the base's, bases/)"
 	@echo "  E2E_BASIC_ONLY     set: only the basic e2e guest per transport"
 	@echo "  E2E_TIMEOUT        time limit of each e2e guest, seconds (default 900)"
 	@echo "  HOSTILE_TABLE      full: the whole hostile table (default: quick, its quick subset)"

@@ -436,24 +436,14 @@ stage_clock() {
 	rm -rf "$b"
 }
 
-# Over siw, plain make check runs the tests that check data, both peers'
-# negotiated values (agree), Send With Invalidate from the server and
-# renegotiation on reconnect.  client-negotiate and server-sizes, which
-# check one peer's arithmetic on its settings and the peer's message,
-# left it on 2026-11-30: 179 s of the 852 s of guest time the siw guests
-# took (run 20261130-022941-9103).  What siw loses with them:
-# client-negotiate also asserts, at six settings, the length of Private
-# Data siw delivers (8 octets, against rxe's 196); nfs-basic keeps one
-# such check at the defaults.  E2E_SIW_TESTS=all runs every test over
-# siw as over rxe.
-E2E_SIW_TESTS=${E2E_SIW_TESTS:-agree client-reconnect server-remote-inv large-io}
 
 stage_e2e() {
-	local t tr versions tests
+	local t tr versions tests only
 	for tr in $transports; do
 		versions=${E2E_VERSIONS:-3 4.0 4.1 4.2}
 		tests=${E2E_TESTS:-}
 		if [ "$tr" = siw ] && [ "$E2E_SIW_TESTS" != all ]; then
+			# the base's subset (E2E_SIW_TESTS in bases/)
 			versions=${E2E_VERSIONS:-3 4.2}
 			tests=${E2E_TESTS:-$E2E_SIW_TESTS}
 		fi
@@ -463,6 +453,10 @@ stage_e2e() {
 		# every further in-guest test: guest/tests/test-NAME.sh, one guest each
 		for t in "$RFC_HARNESS"/guest/tests/test-*.sh; do
 			[ -f "$t" ] || continue
+			# a test whose header names its transports
+			# ("# transports: siw") runs over those alone
+			only=$(sed -n 's/^# transports: //p' "$t")
+			case " ${only:-$tr} " in *" $tr "*) ;; *) continue ;; esac
 			t=${t##*/test-}
 			t=${t%.sh}
 			case " ${tests:-$t} " in *" $t "*) ;; *) continue ;; esac
