@@ -25,9 +25,10 @@ Each fact has one home, and the documents show it from there:
 
 import os
 import re
-import shlex
 import subprocess
 import sys
+
+from datafile import bases_dir, read_keys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
@@ -54,19 +55,9 @@ NFSTEST = re.compile(r"nfstest[^0-9]{0,40}?\b(\d+\.\d+-\d+)\b")
 TIME = re.compile(r"\b\d{2,5} s\b")
 
 
-def read_keys(path):
-    """the KEY=value lines of a data file (shell-quoted)"""
-    keys = {}
-    with open(path) as f:
-        for tok in shlex.split(f.read(), comments=True):
-            k, _, v = tok.partition("=")
-            keys[k] = v
-    return keys
-
-
 def bases():
     """every base, make check's first, in make check's order, then the others"""
-    d = os.path.join(HERE, "bases")
+    d = bases_dir()
     out = [(n, read_keys(os.path.join(d, n))) for n in sorted(os.listdir(d))]
     return sorted(out, key=lambda b: (int(b[1].get("MAKE_CHECK") or 99), b[0]))
 

@@ -39,10 +39,12 @@ import glob
 import json
 import os
 import re
-import shlex
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from datafile import base_keys  # noqa: E402  (the harness's data files)
 
 LAYERS = [
     ("provider", ["drivers/infiniband/sw/rxe", "drivers/infiniband/sw/siw"]),
@@ -491,23 +493,6 @@ def pct(v):
     return "-" if v is None else "%.2f%%" % (100 * v)
 
 
-def base_key(base, key):
-    """KEY of the base BASE, as its file (bases/BASE, KEY=value lines,
-    shell-quoted) says; None for no base or no such key"""
-    if not base:
-        return None
-    path = os.path.join(os.environ.get("RFC8797_BASES_DIR") or os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "..", "bases"), base)
-    if not os.path.isfile(path):
-        return None
-    with open(path) as f:
-        for line in shlex.split(f.read(), comments=True):
-            k, _, v = line.partition("=")
-            if k == key:
-                return v
-    return None
-
-
 def cmd_report(args):
     kernels = ["ours", "base", "stock"]
     seconds = None
@@ -521,7 +506,7 @@ def cmd_report(args):
             seconds = int(args[1])
         args = args[2:]
     src, dst = args
-    sq_spin = base_key(base_line, "BENCH_SQ_SPIN") == "yes"
+    sq_spin = (base_keys(base_line) or {}).get("BENCH_SQ_SPIN") == "yes"
     recs = [json.loads(l) for l in open(src) if l.strip()]
     cases = [c for c in recs if c.get("kind") == "cost"]
     tops = [c for c in recs if c.get("kind") == "top"]

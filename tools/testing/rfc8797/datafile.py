@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The harness's data files, for its Python: KEY=value lines, shell-quoted,
+which lib.sh sources (bases/NAME, kernels/NAME, harness.conf)."""
+
+import os
+import shlex
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def read_keys(path):
+    """the KEY=value lines of the data file PATH, as a dict"""
+    keys = {}
+    with open(path) as f:
+        for tok in shlex.split(f.read(), comments=True):
+            k, _, v = tok.partition("=")
+            keys[k] = v
+    return keys
+
+
+def bases_dir():
+    """the folder of base files: lib.sh's (RFC8797_BASES_DIR, else bases/)"""
+    return os.environ.get("RFC8797_BASES_DIR") or os.path.join(HERE, "bases")
+
+
+def base_keys(name):
+    """the keys of the base NAME; None when there is no such base"""
+    if not name:
+        return None
+    path = os.path.join(bases_dir(), name)
+    return read_keys(path) if os.path.isfile(path) else None
