@@ -168,15 +168,12 @@ fi
 
 # One host thread runs all the guest's vCPUs (-accel tcg,thread=single;
 # RFC8797_TCG_THREAD=multi gives each its own).  Alone on two cores a
-# guest is as fast either way (four rxe e2e tests: 283 s each way), but
-# it leaves the other core to a second guest: check.sh runs two at a
-# time (five rxe e2e guests: 393 s one by one with thread=multi, 229 s
-# two at a time with thread=single).  Under load, thread=multi spins
-# vCPU threads against descheduled ones: a CPU-bound phase took 4.2-6.5
-# s against 0.8-0.9 s, and the same work's instruction count varied by
-# 7.7% against 0.06%; counted runs (--count) always use thread=single.
-# two-guest.sh asks for thread=single (HARNESS.rst, "CPUs and clocks",
-# gives the figures of both).
+# guest is as fast either way, and it leaves the other core to a second
+# guest: check.sh runs two at a time.  Under load, thread=multi spins
+# vCPU threads against descheduled ones, and the same work's instruction
+# count varies with it: counted runs (--count) always use thread=single,
+# and so does two-guest.sh.  HARNESS.rst, "CPUs and clocks", gives the
+# stages' choices and the figures behind them.
 accel=tcg,thread=${RFC8797_TCG_THREAD:-single} plugin=()
 if [ -n "$count" ]; then
 	so=$CACHE_ROOT/insn-plugin/insn-count.so
