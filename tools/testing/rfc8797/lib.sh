@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Common settings for the rfc8797 harness scripts.  Sourced, not run:
-# sourcing defines functions and reads the data (the base's file of
-# bases/, harness.conf); a script then calls harness_env (resolve_base
-# calls it), which checks RFC8797_BASE and exports what the tools it
-# runs need.
+# sourcing defines functions and the data files' schemas, then runs the
+# one loader, harness_load (at the end), which reads the data (the
+# base's file of bases/, harness.conf); a script then calls harness_env
+# (resolve_base calls it), which checks RFC8797_BASE and exports what
+# the tools it runs need.
 
 RFC_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 RFC_HARNESS=$RFC_TOP/tools/testing/rfc8797
@@ -11,11 +12,7 @@ RFC_HARNESS=$RFC_TOP/tools/testing/rfc8797
 # A base is a file of bases/ (KEY=value, HARNESS.rst "Bases"):
 # Debian's kernel source package it starts from, the series and config
 # fragment applied to it, its DKMS package, its stages and interop
-# cells.  RFC8797_BASE names the file; mainline by default.
-RFC_BASE=${RFC8797_BASE:-mainline}
-# (RFC8797_BASES_DIR: another folder of them, for ktap-selftest.sh)
-BASES_DIR=${RFC8797_BASES_DIR:-$RFC_HARNESS/bases}
-# the keys a variable of the environment overrides (HARNESS.rst)
+# cells.  The keys a variable of the environment overrides (HARNESS.rst)
 BASE_ENV_KEYS="MAKE_CHECK_STAGES FSTESTS_SMOKE E2E_SIW_TESTS"
 BASE_KEYS="BASE_PURPOSE BASE_SRC BASE_PIN BASE_SUITES BASE_FAMILY BASE_SERIES BASE_CONFIG BASE_OVERLAY
 	BASE_DEBIAN_KERNEL STOCK_BASE DKMS_NAME DKMS_LINE DKMS_MIN_SUBLEVEL DKMS_OLDEST_FLAVOUR
@@ -98,11 +95,6 @@ load_base() {
 	DKMS_KRELS=${DKMS_KRELS-${DKMS_OLDEST_FLAVOUR:+$DKMS_LINE.$DKMS_MIN_SUBLEVEL$DKMS_OLDEST_FLAVOUR}}
 	DKMS_PKG=$DKMS_NAME-dkms
 }
-load_base
-# The stock kernel the guests boot as a peer (--kernel stock): Debian's
-# kernel of STOCK_BASE's pin (resolve_base: STOCK_KREL)
-# (empty for a bad base, which harness_env then refuses by name)
-STOCK_PIN=$(base_value "${STOCK_BASE:-}" BASE_PIN 2>/dev/null) || STOCK_PIN=""
 # the harness's own pins and budgets (nfstest's, the Debian retries):
 # harness.conf's plain KEY=value lines, unless the environment sets the
 # key to something
@@ -113,12 +105,7 @@ load_conf() {
 		[ -n "${!k:-}" ] || printf -v "$k" '%s' "$v"
 	done <"$RFC_HARNESS/harness.conf"
 }
-load_conf
 
-CACHE_ROOT=${RFC8797_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rfc8797}
-# everything that depends on the base: tree, builds, runs, logs
-CACHE=$CACHE_ROOT/$RFC_BASE
-PATCHES=$RFC_TOP/patches/${BASE_SERIES:-$RFC_BASE}
 # The kernels a guest boots (guest.sh --kernel NAME) are the files of
 # kernels/, one each, in the way kunit.py's qemu_configs describes its
 # machines (KEY=value lines, HARNESS.rst "Kernels"); ours-BASE is every
@@ -336,8 +323,6 @@ base_note() {
 		echo "$b (FALLBACK: the pinned $BASE_PIN is no longer offered; NOT the tested base)"
 	fi
 }
-TREE=$CACHE/tree
-JOBS=${JOBS:-$(nproc)}
 
 # harness_env: fails on an RFC8797_BASE that is neither base; exports
 # the base for the scripts this one runs, one compiler cache for every
@@ -665,3 +650,25 @@ retry_spoiled() {
 		[ -z "${RETRY_LOG:-}" ] || echo "$line" >>"$RETRY_LOG"
 	done
 }
+
+# harness_load: the one loader, which sourcing this file runs last.
+# RFC8797_BASE names the base's file (mainline by default;
+# RFC8797_BASES_DIR: another folder of them, for ktap-selftest.sh);
+# load_base reads it and load_conf harness.conf.  Then where the base's
+# work goes: CACHE, its tree, builds, runs and logs, under CACHE_ROOT.
+harness_load() {
+	RFC_BASE=${RFC8797_BASE:-mainline}
+	BASES_DIR=${RFC8797_BASES_DIR:-$RFC_HARNESS/bases}
+	load_base
+	# the stock kernel the guests boot as a peer (--kernel stock):
+	# Debian's kernel of STOCK_BASE's pin (resolve_base: STOCK_KREL);
+	# empty for a bad base, which harness_env then refuses by name
+	STOCK_PIN=$(base_value "${STOCK_BASE:-}" BASE_PIN 2>/dev/null) || STOCK_PIN=""
+	load_conf
+	CACHE_ROOT=${RFC8797_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rfc8797}
+	CACHE=$CACHE_ROOT/$RFC_BASE
+	PATCHES=$RFC_TOP/patches/${BASE_SERIES:-$RFC_BASE}
+	TREE=$CACHE/tree
+	JOBS=${JOBS:-$(nproc)}
+}
+harness_load
