@@ -35,7 +35,7 @@
 #                   TRANSPORT=rxe|siw, KERNEL=ours|base, GROUP=quick or a
 #                   list of tests, FSTESTS_BUDGET=seconds): resumes where
 #                   the last run of the same kernel stopped, checks the
-#                   failures against fstests/expunges/ (fstests.sh)
+#                   failures against data/fstests/expunges/ (fstests.sh)
 #   make bench      counters, memory, timed ratios against the base (the
 #                   series' own effect) and the stock kernel, and each workload
 #                   as a fraction of the link's perftest limit (BENCH=quick:
@@ -54,14 +54,14 @@
 #                   6.12 kernels, Debian 12 and 13; make dkms BASE=mainline:
 #                   for Debian 13's backports 7.3 (tools/testing/rfc8797/dkms/README.rst)
 #   make docs       README.md's tables of bases and stages written again from
-#                   tools/testing/rfc8797/bases (make check fails while they differ)
+#                   tools/testing/rfc8797/data/bases (make check fails while they differ)
 #   make help       these targets and the variables that tune them
 #
 # Caches (tree, build, ccache, stock kernel, runs) live in
 # $(CACHE), outside this repository.
 
 H := tools/testing/rfc8797
-# The base every target works on, a file of $(H)/bases: mainline
+# The base every target works on, a file of $(H)/data/bases: mainline
 # (Debian's linux-source-7.3, the tree upstream reviews) or 6.12 (the
 # stable line, the DKMS package).  make check runs the bases of
 # CHECK_BASES.
@@ -113,8 +113,8 @@ build-base: build
 	@$(H)/tree.sh base >/dev/null
 
 build-debug: tree
-	@$(H)/build.sh --variant debug $(H)/debug.config >/dev/null
-	@$(H)/build.sh --variant kcsan $(H)/kcsan.config >/dev/null
+	@$(H)/build.sh --variant debug $(H)/data/debug.config >/dev/null
+	@$(H)/build.sh --variant kcsan $(H)/data/kcsan.config >/dev/null
 
 # KCSAN cannot share a kernel with KASAN: its own kernel, whose vCPUs
 # run in parallel (a TCG thread each); both runs go on when one fails.
@@ -130,10 +130,10 @@ check-debug: build-debug
 		E2E_TESTS="$(KCSAN_E2E_TESTS)" $(H)/check.sh e2e parallel || exit 1; \
 	exit $$s
 
-# README.md's generated blocks written again from bases/ (check.sh's
+# README.md's generated blocks written again from data/bases/ (check.sh's
 # ktap stage fails while they differ)
 docs:
-	@python3 $(H)/docs.py write
+	@python3 $(H)/selftests/docs.py write
 
 kunit: build
 	@$(H)/check.sh kunit
@@ -201,15 +201,15 @@ help:
 	@sed -n 's/^#   make/  make/p; s/^#                   /                   /p' $(firstword $(MAKEFILE_LIST))
 	@echo
 	@echo "Variables (make check VAR=value ..., or in the environment):"
-	@echo "  BASE               the base of every target, a file of $(H)/bases:"
+	@echo "  BASE               the base of every target, a file of $(H)/data/bases:"
 	@echo "                     $$(bash -c '. $(H)/lib.sh && base_names' | tr '\n' ' ')(default: mainline)"
 	@echo "  CHECK_BASES        bases make check runs (default: \"$(CHECK_BASES)\"; BASE=6.12: 6.12 alone)"
 	@echo "  MAKE_CHECK_STAGES  stages of every base when make check runs more than one (default, or"
-	@echo "                     empty: each base's own, bases/BASE)"
+	@echo "                     empty: each base's own, data/bases/BASE)"
 	@echo "  E2E_TRANSPORTS     transports of the e2e, hostile and sendqueue stages (default: rxe siw)"
 	@echo "  E2E_TESTS          only these guest/tests/test-NAME.sh, e.g. \"agree large-io\" (default: all)"
 	@echo "  E2E_VERSIONS       NFS versions of the basic e2e guest (default: 3 4.0 4.1 4.2; siw: 3 4.2)"
-	@echo "  E2E_SIW_TESTS      tests also run over siw, or \"all\" (default: the base's, bases/)"
+	@echo "  E2E_SIW_TESTS      tests also run over siw, or \"all\" (default: the base's, data/bases/)"
 	@echo "  E2E_BASIC_ONLY     set: only the basic e2e guest per transport"
 	@echo "  E2E_TIMEOUT        time limit of each e2e guest, seconds (default 900)"
 	@echo "  HOSTILE_TABLE      full: the whole hostile table (default: quick, its quick subset)"
@@ -241,9 +241,9 @@ help:
 	@echo "  FSTESTS_BUDGET     make fstests: seconds after which no guest starts more tests"
 	@echo "  FSTESTS_SRC        fstests' source, a checkout or tarball (default: the snapshot in"
 	@echo "                     ../shared/third-party, else a clone of upstream)"
-	@echo "  FSTESTS_SMOKE      check's fstests stage: its tests (default: the base's, bases/BASE)"
+	@echo "  FSTESTS_SMOKE      check's fstests stage: its tests (default: the base's, data/bases/BASE)"
 	@echo "  DEBIAN_RETRIES     how often a guest (pair) that Debian's kernel crashed, ours not,"
-	@echo "                     runs again; DEBIAN_RUN_RETRIES: per script run (defaults: $$(grep -h '^DEBIAN_' $(H)/harness.conf | paste -sd' '))"
+	@echo "                     runs again; DEBIAN_RUN_RETRIES: per script run (defaults: $$(grep -h '^DEBIAN_' $(H)/data/harness.conf | paste -sd' '))"
 	@echo "  BENCH              make bench: full (default, under 60 minutes), quick (about 25),"
 	@echo "                     sweep (counters and memory only), link (perftest only), cost"
 	@echo "                     (instructions per RPC) or scale (memory at N connections)"
@@ -258,10 +258,10 @@ help:
 	@echo "                     (what the later ones do, one step of a bisection)"
 	@echo "  FUZZ_SECONDS       libFuzzer time of make fuzz (default 600; the check stage runs 60)"
 	@echo "  WIRESHARK_LIVE_CASES  make wireshark-live: these cases of wireshark/live.sh (default: its first three)"
-	@echo "  RFC8797_KERNEL     kernel of every guest (default ours), a file of $(H)/kernels:"
-	@echo "                     $$(ls $(H)/kernels | tr '\n' ' ')or ours-BASE, or a path"
+	@echo "  RFC8797_KERNEL     kernel of every guest (default ours), a file of $(H)/data/kernels:"
+	@echo "                     $$(ls $(H)/data/kernels | tr '\n' ' ')or ours-BASE, or a path"
 	@echo "  RFC8797_INJECT     break a run on purpose, to see a test turn red:"
-	@awk -F'\t' '!/^#/ { printf "                     %-17s %s\n", $$1, $$2 }' $(H)/inject.list
+	@awk -F'\t' '!/^#/ { printf "                     %-17s %s\n", $$1, $$2 }' $(H)/data/inject.list
 	@echo "  RFC8797_CACHE      where the tree, builds and runs live (default ~/.cache/rfc8797)"
 	@echo "  RFC8797_BASE_VERSION  the base's linux-source version instead of the pin, e.g. 6.12.115"
 	@echo "                     or 6.12.115-2~deb12u1 (default: the pin, else the newest apt offers)"

@@ -5,7 +5,7 @@
 #   build.sh [--variant NAME] [FRAGMENT...]
 #
 # The configuration is "make allnoconfig" plus the fragments
-# tools/testing/rfc8797/config and config.BASE (RFC8797_BASE) plus any
+# tools/testing/rfc8797/data/config and config.BASE (RFC8797_BASE) plus any
 # extra FRAGMENT.  The build output lives in
 # $CACHE/build/NAME (default "main"); the bzImage path is printed last.
 set -euo pipefail
@@ -17,7 +17,7 @@ if [ "${1:-}" = --variant ]; then
 	variant=$2
 	shift 2
 fi
-frags=("$RFC_HARNESS/config" "$RFC_HARNESS/$BASE_CONFIG" "$@")
+frags=("$RFC_HARNESS/data/config" "$RFC_HARNESS/data/$BASE_CONFIG" "$@")
 out=$CACHE/build/$variant
 logdir=$CACHE/logs
 mkdir -p "$out" "$logdir" "$CCACHE_DIR"

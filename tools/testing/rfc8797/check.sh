@@ -6,7 +6,7 @@
 #
 #   check.sh [STAGE...]   stages: ktap bench kunit sparse postings fuzz wireshark
 #                         clock e2e hostile sendqueue parallel storm interop nfstest fstests dkms trixie (default:
-#                         the base's CHECK_STAGES, bases/BASE; trixie is
+#                         the base's CHECK_STAGES, data/bases/BASE; trixie is
 #                         the base's DKMS package on Debian 13), and
 #                         kunit_upstream (make kunit-upstream, check-debug),
 #                         wireshark_live (make wireshark-live),
@@ -156,10 +156,10 @@ stage_kunit() {
 
 # The harness's KTAP writer and reader, tested together (a few seconds)
 stage_ktap() {
-	"$RFC_HARNESS/ktap-selftest.sh" >"$run/ktap-selftest.ktap" 2>"$run/ktap-selftest.log"
+	"$RFC_HARNESS/selftests/ktap-selftest.sh" >"$run/ktap-selftest.ktap" 2>"$run/ktap-selftest.log"
 	import_ktap "$run/ktap-selftest.ktap" "ktap: "
 	# the documents' facts against their one source (make docs)
-	python3 "$RFC_HARNESS/docs.py" check >"$run/docs.ktap" 2>"$run/docs.log"
+	python3 "$RFC_HARNESS/selftests/docs.py" check >"$run/docs.ktap" 2>"$run/docs.log"
 	import_ktap "$run/docs.ktap" "" $?
 }
 
@@ -329,7 +329,7 @@ stage_fuzz() {
 }
 
 # on_debian_kernel: the guests boot one of Debian's own kernels
-# (RFC8797_KERNEL=dkms, stock or trixie; kernels/: DEBIAN=yes), not one
+# (RFC8797_KERNEL=dkms, stock or trixie; data/kernels/: DEBIAN=yes), not one
 # built here
 on_debian_kernel() { kernel_is "${RFC8797_KERNEL:-ours}" debian=yes; }
 
@@ -443,7 +443,7 @@ stage_e2e() {
 		versions=${E2E_VERSIONS:-3 4.0 4.1 4.2}
 		tests=${E2E_TESTS:-}
 		if [ "$tr" = siw ] && [ "$E2E_SIW_TESTS" != all ]; then
-			# the base's subset (E2E_SIW_TESTS in bases/)
+			# the base's subset (E2E_SIW_TESTS in data/bases/)
 			versions=${E2E_VERSIONS:-3 4.2}
 			tests=${E2E_TESTS:-$E2E_SIW_TESTS}
 		fi
@@ -533,7 +533,7 @@ stage_interop() {
 # Debian's nfstest over NFS/RDMA (nfstest.sh): nfstest_rdma's chunk and
 # wire checks and the functional scripts of the set, our kernel and
 # Debian's own kernel of the base's version, each against its list of
-# expected failures (nfstest/expected/BASE/); nfstest_full (make
+# expected failures (data/nfstest/expected/BASE/); nfstest_full (make
 # nfstest) runs the full set
 stage_nfstest() {
 	local f=$run/nfstest-${1:-check}.ktap
@@ -647,7 +647,7 @@ stage_dkms() {
 # against Debian's 6.12 in both roles) only in make interop, for time.
 stage_trixie() {
 	local deb k t f=$run/trixie-matrix.ktap kern=$DKMS_TRIXIE_KERNEL suf="" cells tests
-	[ -n "$kern" ] || { result "trixie: kernel" fail "bases/$RFC_BASE names no DKMS_TRIXIE_KERNEL"; return; }
+	[ -n "$kern" ] || { result "trixie: kernel" fail "data/bases/$RFC_BASE names no DKMS_TRIXIE_KERNEL"; return; }
 	"$RFC_HARNESS/deps.sh" trixie >"$run/trixie-deps.log" 2>&1 ||
 		{ result "trixie: deps" fail "deps.sh trixie failed, see $run/trixie-deps.log"; return; }
 	if ! deb=$("$RFC_HARNESS/dkms.sh" package 2>"$run/trixie-package.log"); then

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """The harness's data files, for its Python: KEY=value lines, shell-quoted,
-which lib.sh sources (bases/NAME, kernels/NAME, harness.conf)."""
+which lib.sh sources (data/bases/NAME, data/kernels/NAME, harness.conf)."""
 
 import os
 import shlex
@@ -19,8 +19,8 @@ def read_keys(path):
 
 
 def bases_dir():
-    """the folder of base files: lib.sh's (RFC8797_BASES_DIR, else bases/)"""
-    return os.environ.get("RFC8797_BASES_DIR") or os.path.join(HERE, "bases")
+    """the folder of base files: lib.sh's (RFC8797_BASES_DIR, else data/bases/)"""
+    return os.environ.get("RFC8797_BASES_DIR") or os.path.join(HERE, "data", "bases")
 
 
 def base_keys(name):

@@ -3,7 +3,7 @@
 # The patched rpcrdma.ko as a DKMS package for Debian's stock kernels of
 # the base's line: BASE=6.12 rpcrdma-rfc8797-dkms for Debian 12 and 13's
 # 6.12, BASE=mainline rpcrdma-rfc8797-7.3-dkms for Debian 13's backports
-# 7.3 (bases/BASE: DKMS_NAME, DKMS_LINE, DKMS_MIN_SUBLEVEL).
+# 7.3 (data/bases/BASE: DKMS_NAME, DKMS_LINE, DKMS_MIN_SUBLEVEL).
 #
 #   dkms.sh package          build rpcrdma-rfc8797-dkms_VERSION_all.deb from
 #                            the prepared tree (tree.sh prepare); prints its path
@@ -63,7 +63,7 @@ g() { git -C "$TREE" "$@"; }
 # include/rdma) are the same as the base's, bar svc_rdma.h, which the
 # package carries (compared in Debian's linux-headers-*-common).  DKMS
 # skips an older kernel like any kernel that is not 6.12.  The number,
-# DKMS_MIN_SUBLEVEL, is set in bases/6.12: the dkms stage also builds the
+# DKMS_MIN_SUBLEVEL, is set in data/bases/6.12: the dkms stage also builds the
 # module against that kernel's headers (DKMS_KRELS).
 #
 # The oldest 7.3 (mainline's package), worked out the same way: the

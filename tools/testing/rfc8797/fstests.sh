@@ -40,7 +40,7 @@
 # KERNEL nfsVERS TRANSPORT" with one result per test: pass, fail
 # (fstests' reason), a skip for "not run" (fstests' reason) and for a
 # test not run yet (budget); a failure that the expunge list
-# fstests/expunges/BASE/nfs_rdma/VERS/TRANSPORT.txt names ("generic/NNN #
+# data/fstests/expunges/BASE/nfs_rdma/VERS/TRANSPORT.txt names ("generic/NNN #
 # reason", kdevops's layout) is an XFAIL, a listed test that passes
 # fails (the list is out of date).  Each guest's folder, with fstests'
 # results folder, is kept in the record's folder.
@@ -148,7 +148,7 @@ cmd_run() {
 	case "$vers" in 3 | 4.1 | 4.2) ;; *) die "--vers 3, 4.1 or 4.2, not $vers" ;; esac
 	case "$transport" in rxe | siw) ;; *) die "--transport rxe or siw, not $transport" ;; esac
 	local tree_id
-	# the tree the kernel's rpcrdma comes from, this base's (kernels/:
+	# the tree the kernel's rpcrdma comes from, this base's (data/kernels/:
 	# built into $CACHE, or the DKMS package's module): the series' (our
 	# rpcrdma), or the base tag's
 	kernel_info "$kernel" || die "--kernel: no kernel $kernel"
@@ -195,7 +195,7 @@ cmd_run() {
 	mkdir -p "$dir"
 	touch "$dir/host.txt"
 	record() { cat "$dir"/boot-*/results.txt "$dir/host.txt" 2>/dev/null >"$state"; }
-	local expunge=$RFC_HARNESS/fstests/expunges/$RFC_BASE/nfs_rdma/$vers/$transport.txt
+	local expunge=$RFC_HARNESS/data/fstests/expunges/$RFC_BASE/nfs_rdma/$vers/$transport.txt
 	msg "$name: ${#list[@]} tests of fstests $(basename "$fst"), results in $dir"
 
 	local start=$SECONDS t boot rc todo done_n left gt

@@ -6,7 +6,7 @@
 #   guest.sh [options] --shell
 #
 #   --kernel NAME|PATH
-#                   kernel to boot: a file of kernels/ (ours, debug, kcsan,
+#                   kernel to boot: a file of data/kernels/ (ours, debug, kcsan,
 #                   base, stock, stock-7.3, dkms, trixie, trixie-7.3: each
 #                   says what it is and how it boots), ours-BASE (the
 #                   test kernel of a base, make build BASE=BASE), or the
@@ -117,7 +117,7 @@ cmdline="$cmdline rfc8797.cpus=$cpus"
 [ "${RFC8797_INJECT:-}" != no-acpi ] || cmdline="$cmdline acpi=off"
 cmdline="$cmdline init=$RFC_HARNESS/guest/init.sh"
 initrd=()
-# how each kernel boots: its file of kernels/; another NAME is an image path
+# how each kernel boots: its file of data/kernels/; another NAME is an image path
 kernel_info "$kernel" || K_ROOT=9p K_FETCH=path K_IMAGE=$kernel
 case "$K_FETCH" in
 path) [ -f "$K_IMAGE" ] || die "no kernel at $K_IMAGE" ;;

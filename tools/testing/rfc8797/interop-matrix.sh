@@ -81,7 +81,7 @@ cells=(
 # ours/ours in the full matrix only: make check's e2e and nfstest stages
 # pair our kernel with itself throughout
 [ "$quick" = 1 ] || cells+=("ours/ours ours ours - - inline")
-# The base's own cells (bases/BASE: INTEROP_QUICK_CELLS, and in the full
+# The base's own cells (data/bases/BASE: INTEROP_QUICK_CELLS, and in the full
 # matrix INTEROP_FULL_CELLS), e.g. mainline's across versions
 mapfile -t -O ${#cells[@]} cells < <(printf '%s\n' "$INTEROP_QUICK_CELLS" | grep .)
 [ "$quick" = 1 ] || mapfile -t -O ${#cells[@]} cells < <(printf '%s\n' "$INTEROP_FULL_CELLS" | grep .)
@@ -121,7 +121,7 @@ if [ "$list" = 1 ]; then
 	exit 0
 fi
 
-# is_ours KERNEL: our rpcrdma runs there (kernels/: RPCRDMA=ours): our
+# is_ours KERNEL: our rpcrdma runs there (data/kernels/: RPCRDMA=ours): our
 # kernel, or "dkms", the stock kernel with our module from the DKMS
 # package.  A dkms client has every view of ours but the sysfs xprt_info
 # fields, whose commits cannot be in a module (see dkms/README.rst).

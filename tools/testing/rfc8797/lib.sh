@@ -2,14 +2,14 @@
 # Common settings for the rfc8797 harness scripts.  Sourced, not run:
 # sourcing defines functions and the data files' schemas, then runs the
 # one loader, harness_load (at the end), which reads the data (the
-# base's file of bases/, harness.conf); a script then calls harness_env
+# base's file of data/bases/, harness.conf); a script then calls harness_env
 # (resolve_base calls it), which checks RFC8797_BASE and exports what
 # the tools it runs need.
 
 RFC_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 RFC_HARNESS=$RFC_TOP/tools/testing/rfc8797
 
-# A base is a file of bases/ (KEY=value, HARNESS.rst "Bases"):
+# A base is a file of data/bases/ (KEY=value, HARNESS.rst "Bases"):
 # Debian's kernel source package it starts from, the series and config
 # fragment applied to it, its DKMS package, its stages and interop
 # cells.  The keys a variable of the environment overrides (HARNESS.rst)
@@ -103,15 +103,15 @@ load_conf() {
 	while IFS='=' read -r k v; do
 		[[ "$k" =~ ^[A-Z][A-Z_0-9]*$ ]] || continue
 		[ -n "${!k:-}" ] || printf -v "$k" '%s' "$v"
-	done <"$RFC_HARNESS/harness.conf"
+	done <"$RFC_HARNESS/data/harness.conf"
 }
 
 # The kernels a guest boots (guest.sh --kernel NAME) are the files of
-# kernels/, one each, in the way kunit.py's qemu_configs describes its
+# data/kernels/, one each, in the way kunit.py's qemu_configs describes its
 # machines (KEY=value lines, HARNESS.rst "Kernels"); ours-BASE is every
 # base's test kernel; any other NAME is the path of a kernel image
 # booted like "ours".
-KERNELS_DIR=$RFC_HARNESS/kernels
+KERNELS_DIR=$RFC_HARNESS/data/kernels
 K_KEYS="ROOT RPCRDMA DEBIAN FETCH IMAGE INITRD MODULES MAKE ON DIR DEB_VERSION KREL PKGS SUITES SUFFIX"
 
 # kernel_row NAME: sets K_KEY for every KEY of K_KEYS to NAME's value as
@@ -154,7 +154,7 @@ kernel_info() {
 	done
 }
 
-# kernel_is NAME KEY=VALUE: NAME's file of kernels/ has that value, as
+# kernel_is NAME KEY=VALUE: NAME's file of data/kernels/ has that value, as
 # written (kernel_is K rpcrdma=ours, kernel_is K debian=yes, kernel_is
 # K fetch=dkms); an image path is one of ours, not Debian's
 kernel_is() {
@@ -338,9 +338,9 @@ harness_env() {
 		fi
 		return 1
 	fi
-	# the per-base variables that the files of bases/ replaced
+	# the per-base variables that the files of data/bases/ replaced
 	[ -z "${CHECK_STAGES_6_12+x}${FSTESTS_SMOKE_6_12+x}${TRIXIE73_INTEROP_CELLS+x}${DKMS_MIN_SUBLEVEL_7_3+x}" ] || {
-		echo "error: CHECK_STAGES_6_12, FSTESTS_SMOKE_6_12, TRIXIE73_INTEROP_CELLS and DKMS_MIN_SUBLEVEL_7_3 are gone: MAKE_CHECK_STAGES, FSTESTS_SMOKE and TRIXIE_INTEROP_CELLS (with BASE=), or the base's file, bases/BASE (make help)" >&2
+		echo "error: CHECK_STAGES_6_12, FSTESTS_SMOKE_6_12, TRIXIE73_INTEROP_CELLS and DKMS_MIN_SUBLEVEL_7_3 are gone: MAKE_CHECK_STAGES, FSTESTS_SMOKE and TRIXIE_INTEROP_CELLS (with BASE=), or the base's file, data/bases/BASE (make help)" >&2
 		return 1
 	}
 	export RFC8797_BASE=$RFC_BASE
@@ -441,8 +441,8 @@ check_inject() {
 	local v=${RFC8797_INJECT:-}
 	[ -z "$v" ] && return 0
 	awk -F'\t' -v v="$v" '!/^#/ && $1 == v { found = 1 } END { exit !found }' \
-		"$RFC_HARNESS/inject.list" ||
-		die "RFC8797_INJECT=$v: not one of $(awk -F'\t' '!/^#/ { printf "%s ", $1 }' "$RFC_HARNESS/inject.list")(see make help)"
+		"$RFC_HARNESS/data/inject.list" ||
+		die "RFC8797_INJECT=$v: not one of $(awk -F'\t' '!/^#/ { printf "%s ", $1 }' "$RFC_HARNESS/data/inject.list")(see make help)"
 }
 
 # crash_of DIR ROLE: the first crash line on the console of the guest
@@ -487,13 +487,13 @@ guest_trouble() {
 }
 
 # is_debian_stock KERNEL: KERNEL (a guest.sh --kernel) is one of
-# Debian's own kernels with nothing of ours (kernels/): stock (6.12) or
+# Debian's own kernels with nothing of ours (data/kernels/): stock (6.12) or
 # stock-7.3
 is_debian_stock() { kernel_is "$1" debian=yes && kernel_is "$1" rpcrdma=stock; }
 
 # debian_boot_crash GUEST_DIR KERNEL: prints the crash (crash_of) of the
 # guest whose folder is GUEST_DIR, and succeeds, when KERNEL is one of
-# Debian's own (kernels/: DEBIAN=yes, with our DKMS module or without),
+# Debian's own (data/kernels/: DEBIAN=yes, with our DKMS module or without),
 # the guest crashed before its job wrote a result and no crash report on
 # its console lists our rpcrdma.ko among the loaded modules.  Debian's
 # 6.12 has double-faulted under TCG in an initcall 0.8 s into its boot
@@ -658,7 +658,7 @@ retry_spoiled() {
 # work goes: CACHE, its tree, builds, runs and logs, under CACHE_ROOT.
 harness_load() {
 	RFC_BASE=${RFC8797_BASE:-mainline}
-	BASES_DIR=${RFC8797_BASES_DIR:-$RFC_HARNESS/bases}
+	BASES_DIR=${RFC8797_BASES_DIR:-$RFC_HARNESS/data/bases}
 	load_base
 	# the stock kernel the guests boot as a peer (--kernel stock):
 	# Debian's kernel of STOCK_BASE's pin (resolve_base: STOCK_KREL);

@@ -5,7 +5,7 @@
 # server (guest/interop-server.sh) and a client that runs nfstest's
 # scripts against it (guest/nfstest-client.sh), the packet traces taken
 # on the client's NIC.  Each kernel's failures are checked against its
-# expected-failures list, nfstest/expected/BASE/ours.txt or base.txt.
+# expected-failures list, data/nfstest/expected/BASE/ours.txt or base.txt.
 #
 #   nfstest.sh [--results-file FILE] [--set check|full] [--transport rxe|siw] [KERNEL...]
 #
@@ -121,7 +121,7 @@ for name in "$@"; do
 	*) die "KERNEL: ours or base, not $name" ;;
 	esac
 	dir=$out/$name
-	expected=$RFC_HARNESS/nfstest/expected/$RFC_BASE/$name.txt
+	expected=$RFC_HARNESS/data/nfstest/expected/$RFC_BASE/$name.txt
 	[ -f "$expected" ] || die "no expected-failures list $expected"
 	rm -rf "$dir"
 	RETRY_LOG=$dir.retry retry_spoiled "$dir" "stock_trouble_of $kern $kern" "nfstest $name" pair_run

@@ -4,7 +4,7 @@
 # package, extracted (never installed on the host), its modules indexed,
 # and the 9p initramfs (ninep_initramfs in lib.sh).  Prints the image path.
 #
-#   stock.sh [KERNEL]  the kernel KERNEL of kernels/ (default: stock)
+#   stock.sh [KERNEL]  the kernel KERNEL of data/kernels/ (default: stock)
 #                      whose FETCH is stock.sh: its packages (PKGS) at
 #                      DEB_VERSION, from the machine's own suites, or from
 #                      SUITES through the private source list of lib.sh's

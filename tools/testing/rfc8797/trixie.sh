@@ -69,8 +69,8 @@ ROOT=$DIR/root
 # the package of this base (lib.sh), and its own work root and files
 PKG=$DKMS_PKG
 NAME=$DKMS_NAME
-# (the suffix of the kernel that boots it: kernels/$DKMS_TRIXIE_KERNEL)
-kernel_row "$DKMS_TRIXIE_KERNEL" || die "bases/$RFC_BASE: no kernel $DKMS_TRIXIE_KERNEL"
+# (the suffix of the kernel that boots it: data/kernels/$DKMS_TRIXIE_KERNEL)
+kernel_row "$DKMS_TRIXIE_KERNEL" || die "data/bases/$RFC_BASE: no kernel $DKMS_TRIXIE_KERNEL"
 SUF=$K_SUFFIX
 WORK=$DIR/work$SUF
 # What the guests' scripts run (everything under guest/,
@@ -331,7 +331,7 @@ cmd_install() {
 	case "$DKMS_TRIXIE_INSTALL" in
 	upgrade) install_upgrade; boot=$new ;;
 	backports) install_backports; boot=$bpo ;;
-	*) die "bases/$RFC_BASE: DKMS_TRIXIE_INSTALL=$DKMS_TRIXIE_INSTALL: upgrade or backports" ;;
+	*) die "data/bases/$RFC_BASE: DKMS_TRIXIE_INSTALL=$DKMS_TRIXIE_INSTALL: upgrade or backports" ;;
 	esac
 	[ -n "$boot" ] || { ktap_test_fail "a kernel for the guests" "trixie offers none for $PKG"; ktap_ok; return; }
 

@@ -62,7 +62,7 @@ same_tree() {
 # KCSAN_KNOWN: the data races of upstream code that the KCSAN kernel
 # (make check-debug) reports with or without the series, one line each
 # "FUNCTION[/FUNCTION] # reason", as kcsan_races names them
-KCSAN_KNOWN=${KCSAN_KNOWN:-${BASH_SOURCE[0]%/*}/../kcsan-known.txt}
+KCSAN_KNOWN=${KCSAN_KNOWN:-${BASH_SOURCE[0]%/*}/../data/kcsan-known.txt}
 
 # dmesg_clean: no crash, WARNING, lockup, sanitizer or lockdep report
 # so far (DMESG_BAD, common.sh), KCSAN's reports aside (kcsan_races)

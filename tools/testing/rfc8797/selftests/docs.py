@@ -8,11 +8,11 @@
 
 Each fact has one home, and the documents show it from there:
   - the bases (package, pin, suites, upstream tag, what each is for) and
-    the stages make check gives each: bases/NAME.  README.md shows them
+    the stages make check gives each: data/bases/NAME.  README.md shows them
     in blocks between "<!-- docs.py: NAME -->" and "<!-- /docs.py -->",
     which "write" generates and "check" compares;
   - every Debian version the documents name (a package's, a kernel
-    release, nfstest's) is a pin's, of bases/ or harness.conf, or one
+    release, nfstest's) is a pin's, of data/bases/ or harness.conf, or one
     of OTHER_VERSIONS and OTHER_RELEASES below, each with why it is
     named: a pin that moved leaves no stale copy behind in them;
   - the stages: every stage of a base's CHECK_STAGES has a function in
@@ -28,9 +28,11 @@ import re
 import subprocess
 import sys
 
-from datafile import bases_dir, read_keys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from datafile import bases_dir, read_keys  # noqa: E402  (the harness's data files)
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+# the harness's folder (this file is in its selftests/)
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOP = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 README = os.path.join(TOP, "README.md")
 HARNESS = os.path.join(HERE, "HARNESS.rst")
@@ -107,7 +109,7 @@ def generated(text):
 
 
 def nfstest_pin():
-    return read_keys(os.path.join(HERE, "harness.conf"))["NFSTEST_PIN"]
+    return read_keys(os.path.join(HERE, "data", "harness.conf"))["NFSTEST_PIN"]
 
 
 def releases():
@@ -161,7 +163,7 @@ def main():
     for m in BLOCK.finditer(readme):
         if m.group(2) in BLOCKS:
             want = BLOCKS[m.group(2)]()
-            result("docs: README.md's %s block is bases/'s" % m.group(2),
+            result("docs: README.md's %s block is data/bases/'s" % m.group(2),
                    "" if m.group(3).rstrip("\n") == want else "stale: make docs writes it again")
     allowed = pins() | set(OTHER_VERSIONS)
     rels = releases() | set(OTHER_RELEASES)
@@ -178,8 +180,8 @@ def main():
         every += [s for s in k["CHECK_STAGES"].split() if s not in every]
     rows = harness_stages()
     missing = [s for s in every if not re.search(r"^stage_%s\(\) \{" % s, check_sh, re.M)]
-    result("docs: check.sh runs every stage of bases/", " ".join(missing))
-    result("docs: HARNESS.rst's table of stages has every stage of bases/, once",
+    result("docs: check.sh runs every stage of data/bases/", " ".join(missing))
+    result("docs: HARNESS.rst's table of stages has every stage of data/bases/, once",
            " ".join(["no row: %s" % s for s in every if s not in rows] +
                     ["twice: %s" % s for s in set(rows) if rows.count(s) > 1]))
     result("docs: HARNESS.rst's table of stages names no other",

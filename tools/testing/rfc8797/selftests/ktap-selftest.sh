@@ -21,7 +21,7 @@
 #     retry budget allows, keeps each one, and says so once per retry.
 # Prints KTAP on stdout.
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 resolve_base || exit 1	# once, for the check.sh runs below
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -263,7 +263,7 @@ expect "check.sh --needs-kernel: 6.12's fstests boots Debian's 6.12" 1 \
 expect "check.sh --needs-kernel: mainline's fstests boots ours" 0 \
 	"$(needs mainline mainline "" fstests)"
 
-# A base is one file of bases/: a throwaway third one (mainline's package
+# A base is one file of data/bases/: a throwaway third one (mainline's package
 # under another name, in make check after the others, kunit alone there)
 # in a copy of the folder (RFC8797_BASES_DIR) is a base everywhere
 mkdir "$tmp/bases"
@@ -303,7 +303,7 @@ expect "bases: make check's interop cells on mainline, its own last" \
 	"$(cells mainline)"
 expect "bases: make check's interop cells on 6.12, none of its own" \
 	"ours-client/stock-server|stock-client-w1500-r3000/ours-server" "$(cells 6.12)"
-# Every kernel of kernels/ is well formed, and what the scripts ask of
+# Every kernel of data/kernels/ is well formed, and what the scripts ask of
 # them holds
 kernels_ok() {
 	local k bad=""
