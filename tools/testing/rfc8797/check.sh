@@ -436,7 +436,6 @@ stage_clock() {
 	rm -rf "$b"
 }
 
-
 stage_e2e() {
 	local t tr versions tests only
 	for tr in $transports; do
