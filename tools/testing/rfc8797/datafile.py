@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """The harness's data files, for its Python: KEY=value lines, shell-quoted,
-which lib.sh sources (data/bases/NAME, data/kernels/NAME, harness.conf)."""
+which lib.sh sources (data/bases/NAME, data/kernels/NAME, data/harness.conf)."""
 
 import os
 import shlex

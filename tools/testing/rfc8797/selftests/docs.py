@@ -12,7 +12,7 @@ Each fact has one home, and the documents show it from there:
     in blocks between "<!-- docs.py: NAME -->" and "<!-- /docs.py -->",
     which "write" generates and "check" compares;
   - every Debian version the documents name (a package's, a kernel
-    release, nfstest's) is a pin's, of data/bases/ or harness.conf, or one
+    release, nfstest's) is a pin's, of data/bases/ or data/harness.conf, or one
     of OTHER_VERSIONS and OTHER_RELEASES below, each with why it is
     named: a pin that moved leaves no stale copy behind in them;
   - the stages: every stage of a base's CHECK_STAGES has a function in
