@@ -15,6 +15,9 @@ Each fact has one home, and the documents show it from there:
     release, nfstest's) is a pin's, of data/bases/ or data/harness.conf, or one
     of OTHER_VERSIONS and OTHER_RELEASES below, each with why it is
     named: a pin that moved leaves no stale copy behind in them;
+  - so is every bare kernel version of the bases' lines (7.3.N, 6.12.N):
+    a pin's upstream version, the oldest a DKMS package accepts, or one
+    of OTHER_KERNELS;
   - the stages: every stage of a base's CHECK_STAGES has a function in
     check.sh and a row in HARNESS.rst's table of stages, and that table
     names no other;
@@ -50,6 +53,15 @@ OTHER_RELEASES = {
     "6.12.107+deb13-amd64": "trixie's own 6.12 as trixie.sh found it (dkms/README.rst's record)",
     "6.12.117+deb13-amd64": "trixie's own 6.12 as trixie.sh found it (dkms/README.rst's record)",
     "6.12.118+deb13-amd64": "trixie's own 6.12 as trixie.sh found it (dkms/README.rst's record)",
+}
+# Upstream kernel versions of the bases' lines (6.12.N, 7.3.N) they may
+# name that are no pin's, nor the oldest a DKMS package accepts, and why
+OTHER_KERNELS = {
+    "6.12.115": "the example of RFC8797_BASE_VERSION, an older 6.12 build",
+    "6.12.107": "trixie's own 6.12, which the DKMS package refuses (dkms/README.rst's record)",
+    "6.12.118": "trixie-security's 6.12 as trixie.sh found it (dkms/README.rst's record)",
+    "7.3.1": "the first of the 7.3 builds the DKMS package never served (dkms/README.rst)",
+    "7.3.3": "the last of them",
 }
 DEB_VERSION = re.compile(r"\b\d+\.\d+(?:\.\d+)?(?:~rc\d+)?-\d+~(?:bpo|deb|exp)[0-9a-z+]*")
 KREL = re.compile(r"\b\d+\.\d+\.\d+\+deb\d+-amd64")
@@ -127,6 +139,19 @@ def releases():
     return r
 
 
+def kernels():
+    """the upstream kernel versions the documents may name: the pins'
+    (7.3.4-1~bpo13+1 -> 7.3.4), the oldest of each DKMS package's line,
+    and OTHER_KERNELS; and the lines they belong to (6.12, 7.3)"""
+    v, lines = set(OTHER_KERNELS), set()
+    for _, k in bases():
+        up = k["BASE_PIN"].split("-")[0]
+        v.add(up)
+        lines.add(up.rsplit(".", 1)[0])
+        v.add("%s.%s" % (k["DKMS_LINE"], k["DKMS_MIN_SUBLEVEL"]))
+    return v, lines
+
+
 def pins():
     p = {k["BASE_PIN"] for _, k in bases()}
     p.add(nfstest_pin())
@@ -173,6 +198,14 @@ def main():
                        {v for v in KREL.findall(text) if v not in rels} |
                        {v for v in NFSTEST.findall(text) if v != nfstest_pin()})
         result("docs: %s names no Debian version or kernel release but the pins'" % doc,
+               "" if not stale else "not a pin's: %s" % " ".join(stale))
+    known, lines = kernels()
+    bare = re.compile(r"(?<![\w.~+-])((?:%s)\.\d+)(?![\w.~+]|-\d)" %
+                      "|".join(re.escape(x) for x in sorted(lines)))
+    for doc in VERSION_DOCS:
+        text = open(os.path.join(TOP, doc)).read()
+        stale = sorted({v for v in bare.findall(text) if v not in known})
+        result("docs: %s names no kernel version of the bases' lines but the pins'" % doc,
                "" if not stale else "not a pin's: %s" % " ".join(stale))
     check_sh = open(os.path.join(HERE, "check.sh")).read()
     every = []
