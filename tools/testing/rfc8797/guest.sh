@@ -45,7 +45,8 @@
 # The guest mounts the host's / (trixie: the trixie root) read-only over
 # virtio-9p with a tmpfs overlay on top, so every host tool is there and nothing on the host
 # changes.  The script's exit status becomes guest.sh's exit status;
-# 124 means the time limit hit, 125 that the guest died without one,
+# 124 means the time limit hit (hang-registers.txt and the console say
+# where the guest was, see hang_dump), 125 that the guest died without one,
 # 126 that the guest did not run on --cpus CPUs or kept time on jiffies
 # (guest/init.sh; its view of both is in the results folder's "machine").
 set -euo pipefail
@@ -106,8 +107,13 @@ rm -f "$results/rc" "$results/console.log" "$results/dmesg.txt" "$results/machin
 # oops=panic: an oops ends the run at once instead of hanging a test;
 # the lockup detectors of our kernels panic too, with every CPU's stack.
 # rfc8797.timeout lets the guest dump its stacks before the time limit.
+# A guest that reaches the limit without that (a hang in the boot or
+# before init.sh's watch) gets an NMI from the host (hang_dump below),
+# which unknown_nmi_panic makes a panic that prints every CPU's stack
+# and the whole kernel log (panic_print=0x60), loglevel or not.
 cmdline="console=ttyS0 panic=-1 oops=panic loglevel=4 rfc8797.name=$name"
 cmdline="$cmdline softlockup_all_cpu_backtrace=1 hardlockup_all_cpu_backtrace=1"
+cmdline="$cmdline unknown_nmi_panic panic_print=0x60"
 cmdline="$cmdline rfc8797.timeout=$timeout_s rfc8797.cache=$CACHE_ROOT"
 # init.sh fails a guest that runs on fewer CPUs than -smp gave it, or
 # keeps time on jiffies (exit 126, the reason in machine-fault);
@@ -197,20 +203,88 @@ if [ "$shell" = 1 ]; then
 	exit 0
 fi
 
+# monitor CMD: QEMU's answer to the monitor command CMD (HMP, on the
+# unix socket $mon)
+monitor() {
+	python3 - "$mon" "$1" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(10)
+s.connect(sys.argv[1])
+def answer():
+    buf = b""
+    while not buf.endswith(b"(qemu) "):
+        d = s.recv(65536)
+        if not d:
+            break
+        buf += d
+    return buf.decode(errors="replace").replace("\r", "")
+answer()
+s.sendall(sys.argv[2].encode() + b"\n")
+print(answer().rsplit("(qemu) ", 1)[0])
+PY
+}
+
+# hang_dump: at the time limit, where the guest is: every vCPU's
+# registers (hang-registers.txt, each RIP with its symbol where the
+# image has a System.map beside it), then an NMI (the panic above: the
+# stacks and the kernel log go to the console), then QEMU is stopped.
+# The file time-limit says it happened.
+hang_dump() {
+	local map=${image%/arch/x86/boot/bzImage}/System.map
+	: >"$results/time-limit"
+	monitor "info registers -a" >"$results/hang-registers.txt" 2>&1
+	if [ -f "$map" ]; then
+		python3 - "$map" "$results/hang-registers.txt" <<'PY' >>"$results/hang-registers.txt"
+import bisect, re, sys
+syms = []
+for line in open(sys.argv[1]):
+    a, t, n = line.split()[:3]
+    if t in "tTwW":
+        syms.append((int(a, 16), n))
+syms.sort()
+addrs = [a for a, _ in syms]
+text = open(sys.argv[2]).read()
+for cpu, rip in re.findall(r"CPU#(\d+)[\s\S]*?RIP=([0-9a-f]+)", text):
+    i = bisect.bisect_right(addrs, int(rip, 16)) - 1
+    where = "%s+0x%x" % (syms[i][1], int(rip, 16) - syms[i][0]) if i >= 0 else "?"
+    print("CPU#%s RIP %s %s" % (cpu, rip, where))
+PY
+	fi
+	monitor nmi >/dev/null 2>&1
+	sleep 20
+	monitor quit >/dev/null 2>&1
+}
+
+mon=$(mktemp -u "${TMPDIR:-/tmp}/rfc8797-mon.XXXXXX")
+qemu+=(-monitor "unix:$mon,server=on,wait=off")
 start=$SECONDS
 set +e
+# the hang dump at the limit; timeout's, 60 s later, if QEMU still runs
+rm -f "$results/time-limit"
+(
+	trap 'kill "$s" 2>/dev/null; exit 0' TERM
+	sleep "$timeout_s" &
+	s=$!
+	wait "$s"
+	[ -S "$mon" ] && hang_dump
+) &
+watch=$!
 if [ "$quiet" = 1 ]; then
-	timeout -k 5 "$timeout_s" "${qemu[@]}" -serial stdio -monitor none </dev/null \
+	timeout -k 5 $((timeout_s + 60)) "${qemu[@]}" -serial stdio </dev/null \
 		>"$results/console.log" 2>&1
 	qrc=$?
 else
-	timeout -k 5 "$timeout_s" "${qemu[@]}" -serial stdio -monitor none </dev/null 2>&1 |
+	timeout -k 5 $((timeout_s + 60)) "${qemu[@]}" -serial stdio </dev/null 2>&1 |
 		tee "$results/console.log" | sed -u "s/^/[$name] /"
 	qrc=${PIPESTATUS[0]}
 fi
+kill "$watch" 2>/dev/null
+wait "$watch" 2>/dev/null
+rm -f "$mon"
 set -e
-if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
-	echo "guest $name: time limit of $timeout_s s reached (results: $results)" >&2
+if [ -f "$results/time-limit" ] || [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	echo "guest $name: time limit of $timeout_s s reached (results: $results; where it was: hang-registers.txt, console.log)" >&2
 	exit 124
 fi
 if [ ! -f "$results/rc" ]; then

@@ -158,6 +158,16 @@ boot_guest() {
 expect "boot_trouble_of: Debian's kernel at boot; ours; our module loaded; after a result" \
 	"spoiled ours ours ours" \
 	"$(boot_guest a "" "" dkms) $(boot_guest b "" "" ours) $(boot_guest c "Modules linked in: rpcrdma" "" trixie) $(boot_guest d "" "ok 1 x" dkms)"
+# a guest that reached its time limit (guest.sh's hang_dump: the file
+# time-limit, and the panic of the NMI it sent on the console) did not
+# crash: no retry, and guest_trouble says so
+mkdir -p "$tmp/hang/client"
+printf '[  900.1] Kernel panic - not syncing: NMI: Not continuing\n' >"$tmp/hang/client/console.log"
+: >"$tmp/hang/client/time-limit"
+echo 124 >"$tmp/hang/client.exit"
+expect "guest_trouble: a guest at its time limit did not crash, whatever its console says" \
+	"reached its time limit|ours" \
+	"$(guest_trouble "$tmp/hang" client)|$(boot_trouble_of dkms "$tmp/hang/client" >/dev/null && echo spoiled || echo ours)"
 
 # the one crash detector (common.sh DMESG_BAD) knows each sanitizer's
 # report, and none of their boot lines
