@@ -235,20 +235,13 @@ hang_dump() {
 	: >"$results/time-limit"
 	monitor "info registers -a" >"$results/hang-registers.txt" 2>&1
 	if [ -f "$map" ]; then
-		python3 - "$map" "$results/hang-registers.txt" <<'PY' >>"$results/hang-registers.txt"
-import bisect, re, sys
-syms = []
-for line in open(sys.argv[1]):
-    a, t, n = line.split()[:3]
-    if t in "tTwW":
-        syms.append((int(a, 16), n))
-syms.sort()
-addrs = [a for a, _ in syms]
-text = open(sys.argv[2]).read()
-for cpu, rip in re.findall(r"CPU#(\d+)[\s\S]*?RIP=([0-9a-f]+)", text):
-    i = bisect.bisect_right(addrs, int(rip, 16)) - 1
-    where = "%s+0x%x" % (syms[i][1], int(rip, 16) - syms[i][0]) if i >= 0 else "?"
-    print("CPU#%s RIP %s %s" % (cpu, rip, where))
+		python3 - "$RFC_HARNESS" "$map" "$results/hang-registers.txt" <<'PY' >>"$results/hang-registers.txt"
+import re, sys
+sys.path.insert(0, sys.argv[1])
+from ksyms import symbol_at, text_symbols
+syms = text_symbols(sys.argv[2])
+for cpu, rip in re.findall(r"CPU#(\d+)[\s\S]*?RIP=([0-9a-f]+)", open(sys.argv[3]).read()):
+    print("CPU#%s RIP %s %s" % (cpu, rip, symbol_at(syms, int(rip, 16))))
 PY
 	fi
 	monitor nmi >/dev/null 2>&1

@@ -45,6 +45,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from datafile import base_keys  # noqa: E402  (the harness's data files)
+from ksyms import text_symbols  # noqa: E402  (System.map)
 
 LAYERS = [
     ("provider", ["drivers/infiniband/sw/rxe", "drivers/infiniband/sw/siw"]),
@@ -83,21 +84,6 @@ def module_layer(mod, name):
     if lay == "xprtrdma" and name and name.startswith(("svc_rdma", "svcrdma")):
         return "svcrdma"
     return lay
-
-
-def text_symbols(system_map, with_module=False):
-    """[(addr, name)] of the text symbols of a System.map or of a
-    /proc/kallsyms, sorted by address; with_module: (addr, name,
-    module or None)"""
-    syms = []
-    with open(system_map) as f:
-        for line in f:
-            p = line.split()
-            if len(p) >= 3 and p[1] in "tTwW":
-                mod = p[3].strip("[]") if len(p) >= 4 else None
-                syms.append((int(p[0], 16), p[2], mod) if with_module else (int(p[0], 16), p[2]))
-    syms.sort()
-    return syms
 
 
 def layer_names(build, dirs):
