@@ -142,12 +142,11 @@ def releases():
 def kernels():
     """the upstream kernel versions the documents may name: the pins'
     (7.3.4-1~bpo13+1 -> 7.3.4), the oldest of each DKMS package's line,
-    and OTHER_KERNELS; and the lines they belong to (6.12, 7.3)"""
+    and OTHER_KERNELS; and the bases' lines (DKMS_LINE: 6.12, 7.3)"""
     v, lines = set(OTHER_KERNELS), set()
     for _, k in bases():
-        up = k["BASE_PIN"].split("-")[0]
-        v.add(up)
-        lines.add(up.rsplit(".", 1)[0])
+        v.add(k["BASE_PIN"].split("-")[0])
+        lines.add(k["DKMS_LINE"])
         v.add("%s.%s" % (k["DKMS_LINE"], k["DKMS_MIN_SUBLEVEL"]))
     return v, lines
 
