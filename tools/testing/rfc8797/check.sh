@@ -355,6 +355,17 @@ e2e_guest() {
 	e2e_pids+=($!)
 }
 
+# dkms_guest KERNEL NAME SCRIPT [ARGS...]: e2e_guest NAME over rxe on
+# KERNEL, a Debian kernel with the DKMS package's module, where
+# guest/tests/dkms-module.sh checks the module and the base's DKMS_VIEWS
+# before SCRIPT runs
+dkms_guest() {
+	local k=$1 name=$2 v views=()
+	shift 2
+	for v in $DKMS_VIEWS; do views+=(--view "$v"); done
+	RFC8797_KERNEL=$k e2e_guest "$name" rxe "$RFC_HARNESS/guest/tests/dkms-module.sh" "${views[@]}" "$@"
+}
+
 # e2e_alone NAME TRANSPORT SCRIPT ARGS...: e2e_guest with a host thread
 # per vCPU (RFC8797_TCG_THREAD=multi), alone on the host: it starts once
 # the pool's guests have ended, and no other starts before it ends.
@@ -610,11 +621,9 @@ stage_dkms() {
 		return
 	fi
 	result "dkms: build for $STOCK_KREL" pass
-	RFC8797_KERNEL=dkms e2e_guest dkms-rxe rxe "$RFC_HARNESS/guest/tests/dkms-module.sh" \
-		"$RFC_HARNESS/guest/tests/nfs-basic.sh" --transport rxe 3 4.2
+	dkms_guest dkms dkms-rxe "$RFC_HARNESS/guest/tests/nfs-basic.sh" --transport rxe 3 4.2
 	for t in ${DKMS_TESTS-agree}; do
-		RFC8797_KERNEL=dkms e2e_guest "dkms-rxe-$t" rxe "$RFC_HARNESS/guest/tests/dkms-module.sh" \
-			"$RFC_HARNESS/guest/tests/test-$t.sh"
+		dkms_guest dkms "dkms-rxe-$t" "$RFC_HARNESS/guest/tests/test-$t.sh"
 	done
 	# DKMS_INSTALL=1: the package's own postinst and apt purge in a stock
 	# guest (guest/tests/dkms-install.sh: dpkg -i, a dkms build under TCG and
@@ -667,13 +676,11 @@ stage_trixie() {
 		return
 	fi
 	k=$(cat "$CACHE_ROOT/trixie/work$suf.krel")
-	RFC8797_KERNEL=$kern e2e_guest "trixie-$k" rxe "$RFC_HARNESS/guest/tests/dkms-module.sh" \
-		"$RFC_HARNESS/guest/tests/nfs-basic.sh" --transport rxe 3 4.2
+	dkms_guest "$kern" "trixie-$k" "$RFC_HARNESS/guest/tests/nfs-basic.sh" --transport rxe 3 4.2
 	# the base's DKMS_TRIXIE_TESTS, unless TRIXIE_TESTS names others
 	tests=${TRIXIE_TESTS-$DKMS_TRIXIE_TESTS}
 	for t in $tests; do
-		RFC8797_KERNEL=$kern e2e_guest "trixie-$k-$t" rxe "$RFC_HARNESS/guest/tests/dkms-module.sh" \
-			"$RFC_HARNESS/guest/tests/test-$t.sh"
+		dkms_guest "$kern" "trixie-$k-$t" "$RFC_HARNESS/guest/tests/test-$t.sh"
 	done
 	e2e_wait
 	# the base's DKMS_TRIXIE_CELLS, unless TRIXIE_INTEROP_CELLS names others

@@ -9,15 +9,19 @@
 # needs nothing but a stock kernel and this module (e.g. nfs-basic.sh);
 # its results join this guest's.
 #
-#   dkms-module.sh [SCRIPT [ARGS...]]
+#   dkms-module.sh [--view FILE]... [SCRIPT [ARGS...]]
+#
+# --view FILE: a file the package's module adds on this base beyond the
+# sysctls every base's has (the base's DKMS_VIEWS)
 . "$(dirname "$0")/../lib.sh"
 # our views and settings: the server's Send counters and settings, the
-# client's sysctls (all in rpcrdma.ko), and on 6.12 the server's
-# connection list (in rpcrdma.ko there; the mainline series dumps it
-# from nfsd, which the package does not replace)
+# client's sysctls (all in rpcrdma.ko on every base), and the base's own
 views=(/proc/sys/sunrpc/svc_rdma/rdma_stat_send_inv
 	/proc/sys/sunrpc/svc_rdma/max_send_size /proc/sys/sunrpc/rdma_remote_invalidation)
-case "$(uname -r)" in 6.12.*) views+=(/proc/net/rpc/svc_rdma_connections) ;; esac
+while [ "${1:-}" = --view ]; do
+	views+=("$2")
+	shift 2
+done
 ktap_begin dkms-module $((5 + ${#views[@]}))
 log "kernel $(uname -r), userland $(. /etc/os-release && echo "$PRETTY_NAME")"
 file=$(modinfo -n rpcrdma 2>&1)
