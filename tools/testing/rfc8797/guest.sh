@@ -114,7 +114,7 @@ rm -f "$results/rc" "$results/console.log" "$results/dmesg.txt" "$results/machin
 cmdline="console=ttyS0 panic=-1 oops=panic loglevel=4 rfc8797.name=$name"
 cmdline="$cmdline softlockup_all_cpu_backtrace=1 hardlockup_all_cpu_backtrace=1"
 cmdline="$cmdline unknown_nmi_panic panic_print=0x60"
-cmdline="$cmdline rfc8797.timeout=$timeout_s rfc8797.cache=$CACHE_ROOT"
+cmdline="$cmdline rfc8797.timeout=$timeout_s rfc8797.cache=$CACHE_ROOT rfc8797.tree=$CACHE/tree"
 # init.sh fails a guest that runs on fewer CPUs than -smp gave it, or
 # keeps time on jiffies (exit 126, the reason in machine-fault);
 # RFC8797_INJECT=no-acpi boots without ACPI, as our kernels did before

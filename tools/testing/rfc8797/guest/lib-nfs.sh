@@ -191,7 +191,8 @@ conns() {
 		return
 	fi
 	if ! conns_connect; then
-		python3 "$(dirname "${BASH_SOURCE[0]}")/conns.py" "${RFC_CACHE:-/nonexistent}/mainline/tree" \
+		guest_settings	# RFC_TREE
+		python3 "$(dirname "${BASH_SOURCE[0]}")/conns.py" "${RFC_TREE:-/nonexistent}" \
 			--serve $CONNS_PORT </dev/null >/dev/null 2>/results/conns.log &
 		SLOWWAIT_INTERVAL=0.2 slowwait 120 conns_connect || return 2
 	fi

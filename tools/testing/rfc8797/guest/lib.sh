@@ -44,6 +44,8 @@ cmdline_arg() {
 #   RFC_CACHE  the host's cache (rfc8797.cache=), where cm-peer, the
 #              exerciser and the marker program are built
 #   CM_PEER    cm-peer in it
+#   RFC_TREE   the base's prepared tree with the series (rfc8797.tree=):
+#              its YNL library and nfsd's netlink spec (conns.py)
 #   INJECT     RFC8797_INJECT (rfc8797.inject=): deliberate faults, to
 #              show that a test can fail (RFC8797_INJECT=warning is the
 #              guest's init's: a WARNING in dmesg before the job runs)
@@ -51,6 +53,7 @@ guest_settings() {
 	[ -z "${GUEST_SETTINGS:-}" ] || return 0
 	cmdline_arg rfc8797.transport TRANSPORT
 	cmdline_arg rfc8797.cache RFC_CACHE
+	cmdline_arg rfc8797.tree RFC_TREE
 	cmdline_arg rfc8797.inject INJECT
 	TRANSPORT=${TRANSPORT:-rxe}
 	CM_PEER=${RFC_CACHE:-/nonexistent}/cm-peer/cm-peer
