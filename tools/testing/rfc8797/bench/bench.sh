@@ -163,7 +163,8 @@ esac
 # BENCH_VERSIONS and BENCH_RUNTIME (1 to 8 s: the reads' file, 64 MiB a
 # second of window, and the writes' data must fit the server guest's
 # tmpfs) replace the timed rounds' workloads, NFS versions and window;
-# BENCH_KERNELS the kernels of each round (of ours, base and stock).
+# BENCH_KERNELS the kernels of each round (ours, base and a Debian kernel of
+# data/kernels/ with the host's userland, such as stock; three at most).
 # The report lists a target whose kernels or workloads were left out as
 # not checked.  BENCH_BASE=N: the base carries the series' first N
 # patches (tree.sh base N), so that ours / base is what the later
@@ -201,10 +202,16 @@ done
 cost_kernels=${ck[*]}
 [ "$mode" != cost ] || kernels=("${ck[@]}")
 for k in "${kernels[@]}"; do
-	case "$k" in ours | base | stock) ;; *) die "BENCH_KERNELS=$BENCH_KERNELS: ours, base, stock" ;; esac
+	# ours, base (BENCH_BASE), and Debian's kernels that boot under the
+	# host's userland: what the guests of run_pair and run_loop boot
+	kernel_info "$k" && { [ "$K_ROOT" = 9p ] || [ "$K_ROOT" = initrd ]; } ||
+		die "BENCH_KERNELS=$BENCH_KERNELS: $k is no kernel of data/kernels/ with the host's userland"
+	[ "$K_ROOT" = initrd ] || [ "$k" = ours ] || [ "$k" = base ] ||
+		die "BENCH_KERNELS=$BENCH_KERNELS: of our builds, ours and base"
 done
 [ "$(printf '%s\n' "${kernels[@]}" | sort -u | wc -l)" = ${#kernels[@]} ] ||
 	die "BENCH_KERNELS=$BENCH_KERNELS: each kernel once"
+[ ${#kernels[@]} -le 3 ] || die "BENCH_KERNELS=$BENCH_KERNELS: three kernels at most (the rounds' orders)"
 for wl in $workloads $cost_workloads; do
 	case "$wl" in randread-*k | randwrite-*k | read-1m | write-1m | meta) ;;
 	*) die "BENCH_WORKLOADS: $wl is none of randread-Nk, randwrite-Nk, read-1m, write-1m, meta" ;;
@@ -354,19 +361,23 @@ run_pair() {
 		--server-args "$sargs" "$@" >"$dir.log" 2>&1
 }
 
+# rpcrdma_of KERNEL: whose rpcrdma.ko KERNEL runs (data/kernels/:
+# ours or stock), for the Receive buffers a server's settings give
+rpcrdma_of() { kernel_info "$1" && echo "$K_RPCRDMA"; }
+
 if [ -n "$sweep" ]; then
 	# counters do not depend on the NFS version much: the sweep runs NFSv3
-	run sweep-ours ours ours --kind sweep --kernel ours --memory --configs "$sweep" \
-		--versions 3 --workloads "$sweep_wl" --runtime 2
+	run sweep-ours ours ours --kind sweep --kernel ours --memory "$(rpcrdma_of ours)" \
+		--configs "$sweep" --versions 3 --workloads "$sweep_wl" --runtime 2
 	[ "$mode" = sweep ] ||
-		run sweep-stock stock stock --kind sweep --kernel stock --memory --configs def \
-			--versions 3 --workloads "$sweep_wl" --runtime 2
-	run sweep-base "$base_k" "$base_k" --kind sweep --kernel base --memory --configs def \
-		--versions 3 --workloads "$sweep_wl" --runtime 2
+		run sweep-stock stock stock --kind sweep --kernel stock --memory "$(rpcrdma_of stock)" \
+			--configs def --versions 3 --workloads "$sweep_wl" --runtime 2
+	run sweep-base "$base_k" "$base_k" --kind sweep --kernel base --memory "$(rpcrdma_of base)" \
+		--configs def --versions 3 --workloads "$sweep_wl" --runtime 2
 	# what a client without the series costs our server (the mem lines'
 	# "stock-client"): Debian's stock client at its defaults against ours
-	run sweep-stockclient ours stock --kind sweep --kernel stock-client --memory --configs def \
-		--versions 3 --workloads "$sweep_wl" --runtime 2
+	run sweep-stockclient ours stock --kind sweep --kernel stock-client \
+		--memory "$(rpcrdma_of ours)" --configs def --versions 3 --workloads "$sweep_wl" --runtime 2
 fi
 # The timed rounds: one boot of each kernel on both sides per round, in
 # an order that changes from round to round so that a drift of the
@@ -374,22 +385,28 @@ fi
 # ours and the base next to each other: ours / base, the headline, is a
 # pair of boots a few minutes apart, never two boots of stock apart (a
 # machine that slowed down threefold between two boots of a round made
-# such a pair 0.3x).  The orders, round after round: ours base stock;
-# stock base ours; base ours stock; stock ours base.  Ours and base
-# first measure the link (perftest).
-orders=("ours base stock" "stock base ours" "base ours stock" "stock ours base")
+# such a pair 0.3x).  The orders, by place in BENCH_KERNELS (ours base
+# stock), round after round: 1 2 3 (ours base stock); 3 2 1; 2 1 3;
+# 3 1 2: the first two are next to each other in every round.
+orders=("0 1 2" "2 1 0" "1 0 2" "2 0 1")
+# round_run ROUND KERNEL: KERNEL's boot of the round, on both sides: the
+# series at its defaults (and 4 KiB with BENCH_4K), another kernel at
+# its defaults; our builds (the host's userland over 9p) measure the
+# link first
+round_run() {
+	local gk=$2 cfgs=def pt=()
+	[ "$2" != base ] || gk=$base_k
+	! kernel_is "$2" rpcrdma=ours || cfgs=$ours_cfgs
+	! kernel_is "$2" root=9p || pt=(--perftest "$link")
+	run "round$1-$2" "$gk" "$gk" "${common[@]}" --kernel "$2" "${pt[@]}" --configs "$cfgs"
+}
 for ((i = 1; i <= rounds; i++)); do
 	common=(--kind timed --round "$i" --versions "$versions" --workloads "$workloads"
 		--runtime "$runtime" --files "$files" --perftest-seconds "$ptsec")
 	for k in ${orders[$(((i - 1) % ${#orders[@]}))]}; do
-		[[ " ${kernels[*]} " = *" $k "* ]] || continue
-		case "$k" in
-		ours) run "round$i-ours" ours ours "${common[@]}" --kernel ours --perftest "$link" \
-			--configs "$ours_cfgs" ;;
-		base) run "round$i-base" "$base_k" "$base_k" "${common[@]}" --kernel base --perftest "$link" \
-			--configs def ;;
-		stock) run "round$i-stock" stock stock "${common[@]}" --kernel stock --configs def ;;
-		esac
+		k=${kernels[k]:-}
+		[ -n "$k" ] || continue
+		round_run "$i" "$k"
 	done
 done
 # The cost: BOOTS boots of each kernel, in turn (a drift of the machine
@@ -471,9 +488,14 @@ done
 cat "$out"/*/client/bench.jsonl >"$out/bench.jsonl" 2>/dev/null
 printf '%s\n' "${retries[@]}" >"$out/retries.txt"
 cost_report() {
-	local stock_map=""
+	local stock_map="" k
 	[ -z "$(ls -d "$out"/cost*-* 2>/dev/null)" ] && return 0
-	[[ " $cost_kernels " != *" stock "* ]] || stock_map=$(kernel_info stock && echo "$K_DIR/boot/System.map-$K_KREL")
+	# Debian's kernel's symbols (the rounds' first)
+	for k in $cost_kernels; do
+		kernel_is "$k" debian=yes || continue
+		stock_map=$(kernel_info "$k" && echo "$K_DIR/boot/System.map-$K_KREL")
+		break
+	done
 	/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" cases --stock-map "$stock_map" "${cost_maps[@]}" "$out"/cost[0-9]*-*/ \
 		>"$out/cost.jsonl" &&
 		/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" report --kernels "$cost_kernels" --base "$RFC_BASE" \
