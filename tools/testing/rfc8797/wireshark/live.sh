@@ -13,6 +13,9 @@
 #                             sizes (8 KiB)
 #   stock-server-ours-client  Debian's stock 6.12 server, our client
 #   ours-server-stock-client  our server, Debian's stock 6.12 client
+#                             (any SERVER-server-CLIENT-client: two
+#                             kernels of data/kernels/, e.g.
+#                             stock-7.3-server-ours-client)
 #   ours-ours-siw             as ours-ours over soft-iWARP (MPA, DDP/RDMAP);
 #                             its second mount fails in about one run of
 #                             three (see README.rst), so not by default
@@ -188,8 +191,12 @@ for name in "${cases[@]}"; do
 	cargs=(--write default --read default) sargs="" skern=ours ckern=ours
 	case "$name" in
 	ours-ours) ;;
-	stock-server-ours-client) skern=stock ;;
-	ours-server-stock-client) ckern=stock ;;
+	*-server-*-client)
+		skern=${name%%-server-*} ckern=${name#*-server-} ckern=${ckern%-client}
+		if ! kernel_info "$skern" || ! kernel_info "$ckern"; then
+			ktap_test_fail "$name: capture" "no such kernel in data/kernels/"
+			continue
+		fi ;;
 	ours-ours-siw) cargs+=(--transport siw) sargs="--transport siw" ;;
 	ours-ours-4k-16k) cargs=(--write 4096 --read 16384) ;;
 	*) ktap_test_fail "$name: capture" "unknown case"; continue ;;
