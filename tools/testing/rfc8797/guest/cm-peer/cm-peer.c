@@ -42,6 +42,19 @@
  *	reply comes inline, and a line "rpc-data HEX" follows the reply
  *	line with every octet the READ returned.
  *
+ *   cm-peer connect ADDR PORT --data HEX --count N [--call readdir]
+ *			[--hold SEC] [--timeout SEC]
+ *	N connections of the above, one after the other from this one
+ *	process (a scale run's clients: a process each would cost the
+ *	client guest a few MiB per connection), each established and
+ *	its call answered before the next starts; then a line
+ *	"count connected=N seconds=S" (or "count connected=K failed=EXIT
+ *	seconds=S" when connection K+1 failed, after which the K are
+ *	closed; S: the time it took), the hold
+ *	of them all, and their close.  A connection that the server
+ *	closes meanwhile is a line "lost conn=I" (1-based) and makes the
+ *	exit status 6; "done count=N lost=L" ends the run.
+ *
  *   cm-peer listen ADDR PORT --data HEX [--hold SEC] [--timeout SEC]
  *			[--reply-inv own|other|stray|stray-write|RKEY]
  *	Passive side (the role of an NFS server): listen on ADDR:PORT,
@@ -131,6 +144,7 @@ enum {
 #define NULL_MIN	((7 + 10) * 4)
 #define READ_MAX	16384	/* --call read:OFFSET:LEN:NAME */
 #define NR_RECV		4
+#define COUNT_MAX	4096	/* --count N */
 
 /* RPC-over-RDMA version 1 and ONC RPC constants (RFC 8166, RFC 5531) */
 #define RPCRDMA_VERSION	1
@@ -167,6 +181,7 @@ struct opts {
 	size_t len;
 	double hold;
 	double timeout;
+	unsigned int count;	/* --count N, or 0: one connection */
 	bool reply_inv;
 	bool call;
 	size_t call_null;	/* --call null:SIZE, or 0 */
@@ -201,6 +216,11 @@ struct conn {
 	uint8_t *chunk;
 };
 
+/* --count: the connections made so far, and which of them the peer closed */
+static struct conn *many;
+static bool *many_lost;
+static unsigned int many_n, many_nlost;
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -208,7 +228,8 @@ static void usage(FILE *f)
 		"       %s listen ADDR PORT --data HEX [--hold SEC] [--timeout SEC]\n"
 		"                 [--reply-inv own|other|stray|stray-write|RKEY]\n"
 		"       (connect only: [--call readdir|null:SIZE|readlist:N|writelist:N:NAME|\n"
-		"                               read:OFFSET:LEN:NAME])\n"
+		"                               read:OFFSET:LEN:NAME]\n"
+		"                       [--count N], with no --call or --call readdir)\n"
 		"\n"
 		"A crafted RDMA-CM peer: sends exactly the Private Data HEX (\"\" for\n"
 		"none, at most %d octets) in its connect request (connect) or its\n"
@@ -230,7 +251,8 @@ static void usage(FILE *f)
 		"4*N octets of the file NAME in the export root into a Write\n"
 		"chunk of N 4-octet segments; --call read:OFFSET:LEN:NAME an NFSv4.0\n"
 		"READ of LEN octets at OFFSET without chunks, its data printed\n"
-		"as an rpc-data line.\n"
+		"as an rpc-data line.  --count N makes N such connections, one\n"
+		"after the other, holds them all and closes them.\n"
 		"\n"
 		"exit status: 0 ok, 1 usage, 2 setup/resolve failure, 3 rejected,\n"
 		"4 timeout, 5 unexpected CM event, 6 peer disconnected during the\n"
@@ -358,6 +380,33 @@ static int next_event(struct rdma_event_channel *ch, double deadline,
 	return 0;
 }
 
+/* --count: which of the connections made so far @id is, or many_n */
+static unsigned int conn_index(const struct rdma_cm_id *id)
+{
+	unsigned int i;
+
+	for (i = 0; i < many_n && many[i].id != id; i++)
+		;
+	return i;
+}
+
+/*
+ * --count: note a DISCONNECTED event of one of the connections made so
+ * far (whatever was being waited for when it came); true when it was one
+ */
+static bool note_lost(const struct cm_ev *ev)
+{
+	unsigned int i = conn_index(ev->id);
+
+	if (ev->type != RDMA_CM_EVENT_DISCONNECTED || i == many_n ||
+	    many_lost[i])
+		return false;
+	many_lost[i] = true;
+	many_nlost++;
+	printf("lost conn=%u\n", i + 1);
+	return true;
+}
+
 /* Wait for an event of type @want on @id; others are unexpected */
 static int wait_event(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 		      enum rdma_cm_event_type want, double timeout,
@@ -375,6 +424,7 @@ static int wait_event(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 	if (ev->type == want && ev->id == id)
 		return 0;
 	print_event(ev);
+	note_lost(ev);
 	fprintf(stderr, "%s: %s (status %d) while waiting for %s\n", prog,
 		rdma_event_str(ev->type), ev->status, rdma_event_str(want));
 	switch (ev->type) {
@@ -561,6 +611,7 @@ static bool disconnected(struct rdma_event_channel *ch, struct conn *c)
 		print_event(&ev);
 		if (ev.id == c->id && ev.type == RDMA_CM_EVENT_DISCONNECTED)
 			return true;
+		note_lost(&ev);
 	}
 	return false;
 }
@@ -1128,7 +1179,13 @@ static int establish(struct rdma_event_channel *ch, struct conn *c,
 	return ret;
 }
 
-static int run_connect(struct rdma_event_channel *ch, const struct opts *o)
+/*
+ * The connect role up to the hold: resolve @dst, make the QP, connect
+ * with the user's Private Data and send --call.  @c holds what was made,
+ * for free_conn(), whatever the outcome.
+ */
+static int connect_one(struct rdma_event_channel *ch, const struct opts *o,
+		       const struct sockaddr_storage *dst, struct conn *c)
 {
 	struct rdma_conn_param param = {
 		.responder_resources = 1,
@@ -1136,49 +1193,123 @@ static int run_connect(struct rdma_event_channel *ch, const struct opts *o)
 		.retry_count = 7,
 		.rnr_retry_count = 7,
 	};
-	struct sockaddr_storage dst;
-	struct conn c = { 0 };
 	int ms = (int)(o->timeout * 1000);
 	struct cm_ev ev;
 	int ret;
 
-	if (resolve(o->addr, o->port, false, &dst))
-		return EXIT_SETUP;
-	if (rdma_create_id(ch, &c.id, NULL, RDMA_PS_TCP)) {
+	if (rdma_create_id(ch, &c->id, NULL, RDMA_PS_TCP)) {
 		perror("rdma_create_id");
 		return EXIT_SETUP;
 	}
-	ret = EXIT_SETUP;
-	if (rdma_resolve_addr(c.id, NULL, (struct sockaddr *)&dst, ms)) {
+	if (rdma_resolve_addr(c->id, NULL, (struct sockaddr *)dst, ms)) {
 		perror("rdma_resolve_addr");
-		goto out;
+		return EXIT_SETUP;
 	}
-	ret = wait_event(ch, c.id, RDMA_CM_EVENT_ADDR_RESOLVED, o->timeout, &ev);
+	ret = wait_event(ch, c->id, RDMA_CM_EVENT_ADDR_RESOLVED, o->timeout, &ev);
 	if (ret)
-		goto out;
-	ret = EXIT_SETUP;
-	if (rdma_resolve_route(c.id, ms)) {
+		return ret;
+	if (rdma_resolve_route(c->id, ms)) {
 		perror("rdma_resolve_route");
-		goto out;
+		return EXIT_SETUP;
 	}
-	ret = wait_event(ch, c.id, RDMA_CM_EVENT_ROUTE_RESOLVED, o->timeout,
+	ret = wait_event(ch, c->id, RDMA_CM_EVENT_ROUTE_RESOLVED, o->timeout,
 			 &ev);
 	if (ret)
-		goto out;
-	ret = make_qp(&c, o->call);
+		return ret;
+	ret = make_qp(c, o->call);
 	if (ret)
-		goto out;
-	ret = establish(ch, &c, o, false, &param);
-	if (ret)
-		goto out;
-	if (o->call) {
-		ret = send_call(ch, &c, o);
+		return ret;
+	ret = establish(ch, c, o, false, &param);
+	if (ret || !o->call)
+		return ret;
+	return send_call(ch, c, o);
+}
+
+/*
+ * --count: hold the connections made until --hold passes or a signal
+ * arrives, noting those the peer closes; then disconnect the others
+ * and wait for each one's DISCONNECTED.
+ */
+static int hold_and_close_many(struct rdma_event_channel *ch,
+			       const struct opts *o)
+{
+	double deadline = now() + o->hold;
+	unsigned int i, open, lost;
+	struct cm_ev ev;
+	int ret;
+
+	for (;;) {
+		ret = next_event(ch, deadline, true, &ev);
+		if (ret == -1 || ret == EXIT_TIMEOUT)
+			break;		/* the hold is over */
 		if (ret)
-			goto out;
+			return ret;
+		print_event(&ev);
+		note_lost(&ev);
 	}
-	ret = hold_and_close(ch, &c, o);
-out:
-	free_conn(&c);
+	lost = many_nlost;
+	for (i = 0; i < many_n; i++) {
+		if (!many_lost[i])
+			rdma_disconnect(many[i].id);
+	}
+	deadline = now() + o->timeout;
+	for (open = many_n - lost; open; ) {
+		if (next_event(ch, deadline, false, &ev))
+			break;
+		i = conn_index(ev.id);
+		if (ev.type != RDMA_CM_EVENT_DISCONNECTED || i == many_n ||
+		    many_lost[i])
+			continue;
+		many_lost[i] = true;
+		open--;
+	}
+	printf("done count=%u lost=%u%s\n", many_n, lost,
+	       open ? " close-timeout" : "");
+	if (open)
+		return EXIT_TIMEOUT;
+	return lost ? EXIT_PEER_DISC : EXIT_OK;
+}
+
+static int run_connect(struct rdma_event_channel *ch, const struct opts *o)
+{
+	struct sockaddr_storage dst;
+	unsigned int i, n = o->count ? o->count : 1;
+	double start;
+	int ret;
+
+	if (resolve(o->addr, o->port, false, &dst))
+		return EXIT_SETUP;
+	many = calloc(n, sizeof(*many));
+	many_lost = calloc(n, sizeof(*many_lost));
+	if (!many || !many_lost) {
+		perror("calloc");
+		return EXIT_SETUP;
+	}
+	if (!o->count) {
+		ret = connect_one(ch, o, &dst, &many[0]);
+		if (!ret)
+			ret = hold_and_close(ch, &many[0], o);
+		free_conn(&many[0]);
+		return ret;
+	}
+	start = now();
+	for (ret = EXIT_OK; many_n < n && !ret; many_n++)
+		ret = connect_one(ch, o, &dst, &many[many_n]);
+	if (ret) {
+		/* the connection that failed is freed, never closed */
+		free_conn(&many[--many_n]);
+		printf("count connected=%u failed=%d seconds=%.1f\n", many_n,
+		       ret, now() - start);
+		stop_hold = 1;
+	} else {
+		printf("count connected=%u seconds=%.1f\n", many_n,
+		       now() - start);
+	}
+	i = hold_and_close_many(ch, o);
+	if (!ret)
+		ret = (int)i;
+	for (i = 0; i < many_n; i++)
+		free_conn(&many[i]);
 	return ret;
 }
 
@@ -1275,6 +1406,7 @@ int main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "reply-inv", required_argument, NULL, 'i' },
 		{ "call", required_argument, NULL, 'c' },
+		{ "count", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1361,6 +1493,13 @@ int main(int argc, char **argv)
 			    o.call_null > NULL_MAX || o.call_null % 4)
 				goto bad;
 			break;
+		case 'n':
+			errno = 0;
+			o.count = (unsigned int)strtoul(optarg, &end, 10);
+			if (errno || !*optarg || *end || !o.count ||
+			    o.count > COUNT_MAX)
+				goto bad;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -1375,6 +1514,9 @@ int main(int argc, char **argv)
 	else if (strcmp(argv[optind], "connect"))
 		goto bad;
 	if ((o.reply_inv && !o.listen) || (o.call && o.listen))
+		goto bad;
+	/* --count: many connections with the one call that holds no chunk */
+	if (o.count && (o.listen || o.call_null || o.call_segs || o.read_len))
 		goto bad;
 	o.addr = argv[optind + 1];
 	o.port = argv[optind + 2];
