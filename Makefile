@@ -248,6 +248,7 @@ help:
 	@echo "                     sweep (counters and memory only), link (perftest only), cost"
 	@echo "                     (instructions per RPC) or scale (memory at N connections)"
 	@echo "  SCALE_RUNS         BENCH=scale: client types and counts, e.g. \"ours:1,20,40 stock:1,20\""
+	@echo "  SCALE_SERVER_MEM   BENCH=scale: the server guest's memory, MB (default 2048)"
 	@echo "                     (types: ours stock none 1k 16k; default each at 1 10 50 100)"
 	@echo "  BENCH_ROUNDS       make bench: interleaved rounds (default: full 3, quick 3, link 1)"
 	@echo "  BENCH_4K           make bench, set to 1: also ours at stock's 4 KiB thresholds in the rounds"

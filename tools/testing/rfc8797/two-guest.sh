@@ -4,7 +4,7 @@
 # server and one NFS client over soft-RoCE, each booting our kernel or
 # Debian's stock one.
 #
-#   two-guest.sh [--results DIR] [--timeout SEC] [--dump] [--client SCRIPT] [--server SCRIPT] [--count SERVER_ARGS CLIENT_ARGS] SERVER_KERNEL CLIENT_KERNEL [--server-args "..."] [CLIENT ARGS...]
+#   two-guest.sh [--results DIR] [--timeout SEC] [--dump] [--client SCRIPT] [--server SCRIPT] [--count SERVER_ARGS CLIENT_ARGS] [--server-mem MB] SERVER_KERNEL CLIENT_KERNEL [--server-args "..."] [CLIENT ARGS...]
 #   e.g. two-guest.sh stock ours --prefix ours-vs-stock 3 4.2
 #
 # --dump writes every frame between the two guests to DIR/link.pcap
@@ -16,7 +16,8 @@
 # guest/capture-server.sh.  --timeout is the client guest's time
 # limit (default 800 s; the server's is 100 s longer).  --count counts
 # both guests' instructions (guest.sh --count, with these insn-count
-# plugin arguments: make bench BENCH=cost).
+# plugin arguments: make bench BENCH=cost).  --server-mem gives the
+# server guest MB of memory (guest.sh --mem; default its 2048).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 resolve_base || exit 1	# once, for both guests
@@ -32,7 +33,7 @@ export RFC8797_TCG_THREAD=${RFC8797_TCG_THREAD:-single}
 usage() { sed -n '7,8s/^#   //p' "$0"; }
 results=$CACHE/runs/interop-$(date +%Y%m%d-%H%M%S)-$$ ctimeout=800 dump=0
 client=$RFC_HARNESS/guest/interop-client.sh server=$RFC_HARNESS/guest/interop-server.sh
-scount=() ccount=()
+scount=() ccount=() smem=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--results) results=$2; shift 2 ;;
@@ -41,6 +42,7 @@ while [ $# -gt 0 ]; do
 	--client) client=$(realpath "$2"); shift 2 ;;
 	--server) server=$(realpath "$2"); shift 2 ;;
 	--count) scount=(--count "$2") ccount=(--count "$3"); shift 3 ;;
+	--server-mem) smem=(--mem "$2"); shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	--*) usage >&2; die "unknown option $1" ;;
 	*) break ;;
@@ -61,7 +63,7 @@ rm -f "$sock" "$results"/*.exit "$results"/*.stopped
 # shellcheck disable=SC2086
 "$RFC_HARNESS/guest.sh" --quiet --kernel "$skern" --name server --results "$results/server" \
 	--net "unix:$sock:server" --mac 52:54:00:12:34:01 --timeout $((ctimeout + 100)) "${dumpargs[@]}" "${scount[@]}" \
-	"$server" $sargs &
+	"${smem[@]}" "$server" $sargs &
 spid=$!
 slowwait 60 test -S "$sock"
 "$RFC_HARNESS/guest.sh" --quiet --kernel "$ckern" --name client --results "$results/client" \

@@ -7,12 +7,15 @@
 # the server report its memory while they are held and after they
 # close; then bench/scale.py's table and least-squares fit.
 #
-#   scale.sh [--kernels "ours base"] [--timeout SEC] [TYPE:N[,N...]...]
+#   scale.sh [--kernels "ours base"] [--timeout SEC] [--server-mem MB]
+#            [TYPE:N[,N...]...]
 #
 # TYPEs (scale-client.sh): ours (8 KiB, R), stock (4 KiB, R: what a stock
 # Linux client sends), none (no Private Data), 1k, 16k.  Default
-# SCALE_RUNS, or every type at 1, 10, 50 and 100.  Each connection is a
-# cm-peer process in the client guest, so N stops at a few hundred.
+# SCALE_RUNS, or every type at 1, 10, 50 and 100.  One cm-peer in the
+# client guest makes a run's N connections (--count).  --server-mem
+# (SCALE_SERVER_MEM, default 2048) is the server guest's memory: at
+# 8 KiB each connection takes some 2 MiB of Receive buffers.
 # Results: $CACHE/bench/scale-DATE/ (KERNEL/ the guests' folders,
 # table.md); exit status 0 when every run passed and the table has a
 # line for each.
@@ -20,11 +23,12 @@ set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 resolve_base || exit 1
 check_inject
-kernels="ours base" timeout=1800
+kernels="ours base" timeout=1800 smem=${SCALE_SERVER_MEM:-2048}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernels) kernels=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
+	--server-mem) smem=$2; shift 2 ;;
 	--*) die "unknown option $1" ;;
 	*) break ;;
 	esac
@@ -37,10 +41,10 @@ make -C "$RFC_HARNESS/guest/cm-peer" OUT="$CACHE_ROOT/cm-peer" >"$out/cm-peer-bu
 	die "cm-peer did not build, see $out/cm-peer-build.log"
 rc=0 files=()
 for k in $kernels; do
-	msg "scale: server $k, client ours: $*"
+	msg "scale: server $k ($smem MB), client ours: $*"
 	# the server waits for the client as long as the client may run
 	# (interop-server.sh's own limit is 600 s), without tracing
-	"$RFC_HARNESS/two-guest.sh" --results "$out/$k" --timeout "$timeout" \
+	"$RFC_HARNESS/two-guest.sh" --results "$out/$k" --timeout "$timeout" --server-mem "$smem" \
 		--client "$RFC_HARNESS/guest/scale-client.sh" "$k" ours \
 		--server-args "--no-trace --wait $((timeout + 60))" --prefix "scale-$k" "$@" \
 		>"$out/$k.log" 2>&1 || rc=1

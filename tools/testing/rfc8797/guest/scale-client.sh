@@ -3,10 +3,10 @@
 # Client half of a two-guest scale run (scale.sh): soft-RoCE on the NIC
 # linked to the server guest (guest/interop-server.sh), then, for each
 # client TYPE and each count N, N RPC-over-RDMA connections to the
-# server's NFS/RDMA port at once, each a cm-peer (tools/testing/rfc8797/
-# guest/cm-peer) that sends the CM Private Data of TYPE, sends one NFSv4
-# call (PUTROOTFH, READDIR) and holds the connection open while the
-# server measures what they cost it.  Leaves DONE in the export at the end.
+# server's NFS/RDMA port at once, made by one cm-peer (tools/testing/
+# rfc8797/guest/cm-peer, --count N), each of which sends the CM Private
+# Data of TYPE, sends one NFSv4 call (PUTROOTFH, READDIR) and holds the
+# connection open while the server measures what they cost it.  Leaves DONE in the export at the end.
 #
 #   scale-client.sh [--prefix NAME] TYPE:N[,N...]...
 #
@@ -30,13 +30,14 @@
 #   PREFIX-TYPE-N-listed     the server counted N connections meanwhile
 #   PREFIX-TYPE-N-released   it counted none after they closed
 # and one line per TYPE and N in /results/scale.txt:
-#   type=T n=N connected=C recv=COUNT:OCTETS send=COUNT:OCTETS max_requests=M size=S
+#   type=T n=N connected=C seconds=SECS recv=COUNT:OCTETS send=COUNT:OCTETS
+#   max_requests=M size=S
 #   queues=COUNT:OCTETS:MAX sq_depth=D before: KEY=KiB... held: KEY=KiB...
 #   after: KEY=KiB...
 # (KEY: MemAvailable, Slab, SUnreclaim, VmallocUsed, PageTables, Percpu
 # of the server's /proc/meminfo), which scale.sh turns into a table and
-# a fit.  Each peer is a process of its own: a few MiB each in this
-# guest, so N stops at a few hundred here.
+# a fit.  One cm-peer makes all N (--count), one after the other; its
+# output stays in /results/peers-TYPE-N.out.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-counters.sh"
 . "$(dirname "$0")/hostile-table.sh"	# hex_of_message
@@ -64,17 +65,11 @@ type_hex() {
 	esac
 }
 
-# replied N: every one of the N peers has printed its reply line, or
-# has ended; fork-free (slowwait polls it)
+# replied: the peers' process has printed its count line, or has ended
 # shellcheck disable=SC2317 # run by slowwait
 replied() {
-	local i L
-	for ((i = 1; i <= $1; i++)); do
-		mapfile -t L <"$OUT/p$i.out"
-		[[ "${L[*]}" == *rpc-reply* ]] && continue
-		kill -0 "${PIDS[i]}" 2>/dev/null || continue
-		return 1
-	done
+	grep -q '^count connected=' $OUT/peers.out && return 0
+	! kill -0 "$PID" 2>/dev/null
 }
 
 # meminfo VAR: sets VAR to the server's "KEY=KiB ..." answer without its
@@ -92,57 +87,46 @@ meminfo() {
 # shellcheck disable=SC2317 # run by slowwait
 server_lists() { meminfo MEM_NOW; [ "$CONNS" = "$1" ]; }
 
-# peers N HEX: N cm-peers connect with Private Data HEX, call and hold
-# (PIDS); until each has its reply or has ended.  The call is an NFSv4
-# COMPOUND that starts with PUTROOTFH, not a NULL: sunrpc keeps at most
-# 64 connections whose peer has not presented a filehandle
-# (XPT_MAX_TMP_CONN) and closes the oldest of them as more come, so
-# peers that only sent a NULL left the server holding 65 of 100.  A
-# reply too large for a small type is ERR_CHUNK, a reply all the same.
-# RFC8797_INJECT=scale-refused: the first connects to a port nothing
-# listens on.
+# peers N HEX: N connections with Private Data HEX, each calls and holds,
+# made one after the other by one cm-peer (--count N: PID); until each has
+# its reply, or one failed.  The call is an NFSv4 COMPOUND that starts
+# with PUTROOTFH, not a NULL: sunrpc keeps at most 64 connections whose
+# peer has not presented a filehandle (XPT_MAX_TMP_CONN) and closes the
+# oldest of them as more come, so peers that only sent a NULL left the
+# server holding 65 of 100.  A reply too large for a small type is
+# ERR_CHUNK, a reply all the same.  RFC8797_INJECT=scale-refused: they
+# connect to a port nothing listens on.
 peers() {
-	local i port
-	PIDS=()
-	for ((i = 1; i <= $1; i++)); do
-		: >$OUT/p$i.out
-		port=$RDMA_PORT
-		[ "$INJECT" != scale-refused ] || [ "$i" != 1 ] || port=$((RDMA_PORT + 1))
-		timeout -k 5 900 "$CM_PEER" connect "$SERVER_ADDR" "$port" --data "$2" \
-			--call readdir --hold 600 --timeout 60 >$OUT/p$i.out 2>$OUT/p$i.err &
-		PIDS[i]=$!
-	done
-	SLOWWAIT_INTERVAL=1 slowwait $((60 + $1)) replied "$1"
+	local port=$RDMA_PORT
+	[ "$INJECT" != scale-refused ] || port=$((RDMA_PORT + 1))
+	timeout -k 5 $((3600 + 2 * $1)) "$CM_PEER" connect "$SERVER_ADDR" "$port" --data "$2" \
+		--count "$1" --call readdir --hold 3600 --timeout 60 >$OUT/peers.out 2>$OUT/peers.err &
+	PID=$!
+	SLOWWAIT_INTERVAL=1 slowwait $((60 + 2 * $1)) replied
 }
 # peers_end: the peers disconnect; until the server lists no connection
 peers_end() {
-	kill -TERM "${PIDS[@]}" 2>/dev/null
-	wait "${PIDS[@]}" 2>/dev/null
+	kill -TERM "$PID" 2>/dev/null
+	wait "$PID" 2>/dev/null
 	SLOWWAIT_INTERVAL=2 slowwait 60 server_lists 0
 }
 
 # one TYPE N SIZE HEX: see above (HEX: type_hex TYPE)
 one() {
-	local type=$1 n=$2 size=$3 hex=$4 i ok=0 bad="" mem before held after name
+	local type=$1 n=$2 size=$3 hex=$4 ok mem before held after name secs
 	name=$prefix-$type-$n
 	server_lists 0 || log "$name: the server still counts $CONNS connections"
 	server_ask "mem-mark $size" >/dev/null
 	meminfo before
 	peers "$n" "$hex"
-	for ((i = 1; i <= n; i++)); do
-		if grep -q '^rpc-reply xid=.* proc=' $OUT/p$i.out; then
-			ok=$((ok + 1))
-		else
-			bad=${bad:-$i}
-		fi
-	done
+	ok=$(grep -c '^rpc-reply xid=.* proc=' $OUT/peers.out)
 	mem=$(server_ask "mem $size") || mem="mem na"
 	meminfo held
-	if [ "$ok" = "$n" ]; then
+	secs=$(sed -n 's/^count connected=[0-9]* .*seconds=\([0-9.]*\)$/\1/p' $OUT/peers.out)
+	if [ "$ok" = "$n" ] && grep -q "^count connected=$n seconds=" $OUT/peers.out; then
 		pass "$name-connected"
 	else
-		fail "$name-connected" "$ok of $n replied; peer $bad: $(cat "$OUT/p$bad.out" "$OUT/p$bad.err" |
-			tr '\n' ' ')"
+		fail "$name-connected" "$ok of $n replied: $(tail -n 4 $OUT/peers.out | tr '\n' ' ')$(head -c 300 $OUT/peers.err)"
 	fi
 	if [ "$CONNS" = "$n" ]; then
 		pass "$name-listed"
@@ -155,7 +139,8 @@ one() {
 		fail "$name-released" "the server still counts $CONNS connections 60 s after they closed"
 	fi
 	after=$MEM_NOW
-	echo "type=$type n=$n connected=$ok ${mem#mem } before: $before held: $held after: $after" |
+	cp $OUT/peers.out "/results/peers-$type-$n.out"
+	echo "type=$type n=$n connected=$ok seconds=${secs:-na} ${mem#mem } before: $before held: $held after: $after" |
 		tee -a /results/scale.txt
 }
 
