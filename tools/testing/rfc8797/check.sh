@@ -178,6 +178,8 @@ stage_bench() {
 	import_ktap "$run/bench-insn.ktap" "bench insn: "
 	"$RFC_HARNESS/bench/plan-selftest.sh" >"$run/bench-plan.ktap" 2>"$run/bench-plan.log"
 	import_ktap "$run/bench-plan.ktap" "bench plan: "
+	"$RFC_HARNESS/bench/scale-selftest.sh" >"$run/bench-scale.ktap" 2>"$run/bench-scale.log"
+	import_ktap "$run/bench-scale.ktap" "bench scale: "
 }
 
 # import (not in ALL_STAGES): the results of the KTAP file KTAP_IMPORT,

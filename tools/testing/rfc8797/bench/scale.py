@@ -18,10 +18,14 @@ soft-RoCE's queues live), and the Receive and Send buffers svcrdma
 allocated (the kmalloc tracepoints: octets, count); and, for all N, what
 had not come back once they closed ("kept", KiB in all).  Then per kernel
 and type the least-squares line of MemAvailable lost against N: KiB per
-connection (the slope), the fixed part, and the largest residual.
-Per connection means per connection made: C of the N asked for (a row
-where they differ says so, and stays out of the fit).  Prints markdown;
-exit status 1 when a FILE has no line.
+connection (the slope), the fixed part, and the largest residual; and
+from the slope, how many such connections 1, 16 and 256 GiB of the
+server's memory would hold (the connections' memory alone: the GiB over
+the slope).  Per connection means per connection made: C of the N asked
+for (a row where they differ says so, and stays out of the fit).  The
+seconds that one cm-peer took to make the N connections (seconds=) are
+shown as information.  Prints markdown; exit status 1 when a FILE has
+no line.
 """
 
 import re
@@ -75,12 +79,18 @@ def per(v, n):
     return "na" if v is None else f"{v / n:.0f}"
 
 
+# what each client type asks for, for the table of what fits
+THRESHOLDS = {"1k": "1 KiB", "stock": "4 KiB (a stock client)", "ours": "8 KiB",
+              "16k": "16 KiB", "none": "no Private Data"}
+GIBS = (1, 16, 256)
+
+
 def main(args):
     rc = 0
     fits = []
     print("| server | client | N | KiB/conn | Slab KiB/conn | vmalloc KiB/conn"
-          " | Receive buffers | Send buffers | kept KiB |")
-    print("|---|---|---:|---:|---:|---:|---|---|---:|")
+          " | Receive buffers | Send buffers | kept KiB | s to connect |")
+    print("|---|---|---:|---:|---:|---:|---|---|---:|---:|")
     for arg in args:
         kernel, _, path = arg.partition("=")
         try:
@@ -88,7 +98,7 @@ def main(args):
         except OSError:
             lines = []
         if not lines:
-            print(f"| {kernel} | no results in {path} | | | | | | | |")
+            print(f"| {kernel} | no results in {path} | | | | | | | | |")
             rc = 1
         series = {}
         for line in lines:
@@ -97,7 +107,8 @@ def main(args):
             n = int(f.get("connected", asked))
             shown = str(asked) if n == asked else f"{asked} ({n} made)"
             if n == 0:
-                print(f"| {kernel} | {f['type']} | {shown} | na | na | na | na | na | na |")
+                print(f"| {kernel} | {f['type']} | {shown} | na | na | na | na | na | na"
+                      f" | {f.get('seconds', 'na')} |")
                 continue
             used = delta(mem, "MemAvailable")
             kept = delta(mem, "MemAvailable", "before", "after")
@@ -107,7 +118,8 @@ def main(args):
             sbuf = "na" if send is None else f"{send / n / 1024:.0f} KiB/conn"
             print(f"| {kernel} | {f['type']} | {shown} | {per(used, n)}"
                   f" | {per(delta(mem, 'Slab'), n)} | {per(delta(mem, 'VmallocUsed'), n)}"
-                  f" | {rbuf} | {sbuf} | {'na' if kept is None else kept} |")
+                  f" | {rbuf} | {sbuf} | {'na' if kept is None else kept}"
+                  f" | {f.get('seconds', 'na')} |")
             if used is not None and n == asked:
                 series.setdefault(f["type"], []).append((n, used))
         for t, pts in series.items():
@@ -121,6 +133,15 @@ def main(args):
             print(f"| {kernel} | {t} | {ns} | na | na | na |")
         else:
             print(f"| {kernel} | {t} | {ns} | {r[0]:.0f} | {r[1]:.0f} | {r[2]:.0f} |")
+    print()
+    print("| server | client's thresholds | KiB per connection | "
+          + " | ".join(f"connections in {g} GiB" for g in GIBS) + " |")
+    print("|---|---|---:|" + "---:|" * len(GIBS))
+    for kernel, t, _, r in fits:
+        if r is None or r[0] <= 0:
+            continue
+        print(f"| {kernel} | {THRESHOLDS.get(t, t)} | {r[0]:.0f} | "
+              + " | ".join(f"{int(g * 1024 * 1024 // r[0]):,}" for g in GIBS) + " |")
     return rc
 
 

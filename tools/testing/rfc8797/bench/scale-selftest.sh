@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bench/scale.py on made-up scale.txt lines whose numbers are known (host
+# only, a second): KiB per connection from MemAvailable, the fit's
+# slope, fixed part and residual, a row with fewer connections made
+# than asked (shown, left out of the fit), what fits in 1, 16 and 256
+# GiB, the seconds shown as information, and a missing file.  Prints
+# KTAP on stdout.
+set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+harness_env || exit 1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ktap_print_header
+ktap_set_plan 7
+
+# line TYPE N MADE USED_KIB: a scale.txt line whose server lost USED_KIB
+# of MemAvailable while the N connections (MADE of them made) were held,
+# and got all of it back after
+line() {
+	echo "type=$1 n=$2 connected=$3 seconds=$(($2 / 10)).5 recv=$(($3 * 263)):$(($3 * 263 * 8192))" \
+		"send=$3:$(($3 * 8192)) max_requests=128 size=8192 queues=1:2:3 sq_depth=4" \
+		"before: MemAvailable=4000000 Slab=100000 VmallocUsed=5000" \
+		"held: MemAvailable=$((4000000 - $4)) Slab=$((100000 + $4 / 2)) VmallocUsed=$((5000 + $3 * 704))" \
+		"after: MemAvailable=4000000 Slab=100000 VmallocUsed=5000"
+}
+# ours: 3000 KiB a connection and 500 fixed, exactly; 16k: 5000 a
+# connection, 300 KiB above 5000 a connection at N = 10; ours at 1000 made 600
+{
+	for n in 1 10 100; do line ours $n $n $((n * 3000 + 500)); done
+	line ours 1000 600 $((600 * 3000 + 500))
+	line 16k 1 1 5000
+	line 16k 10 10 50300
+	line 16k 100 100 500000
+} >"$tmp/scale.txt"
+/usr/bin/python3 "$RFC_HARNESS/bench/scale.py" ours="$tmp/scale.txt" >"$tmp/table.md"
+rc=$?
+# is NAME DETAIL CMD...: one result, DETAIL the reason of a failure
+is() {
+	local name=$1 detail=$2
+	shift 2
+	if "$@"; then ktap_test_pass "$name"; else ktap_test_fail "$name" "$detail"; fi
+}
+row() { grep -F "| ours | $1 |" "$tmp/table.md" | tr '\n' ' '; }
+is "KiB per connection: MemAvailable lost over N; none kept" "$(row "ours | 100")" \
+	grep -qF "| ours | ours | 100 | 3005 | 1502 | 704 | 2104 KiB/conn (26300x8192) | 8 KiB/conn | 0 | 10.5 |" \
+	"$tmp/table.md"
+is "a row with fewer made than asked says so, per connection made" "$(row "ours | 1000")" \
+	grep -qF "| ours | ours | 1000 (600 made) | 3001 |" "$tmp/table.md"
+is "the fit: slope, fixed part, residual 0, without the short row" "$(row "ours | 1,10,100")" \
+	grep -qF "| ours | ours | 1,10,100 | 3000 | 500 | 0 |" "$tmp/table.md"
+# 16k: points (1, 5000), (10, 50300), (100, 500000): slope 89885700 /
+# 17982 = 4998.65, fixed 149.93, residuals -148.6, 163.6, -14.9
+is "the fit's largest residual" "$(grep -F "| ours | 16k | 1,10,100 |" "$tmp/table.md")" \
+	grep -qF "| ours | 16k | 1,10,100 | 4999 | 150 | 164 |" "$tmp/table.md"
+# 1 GiB = 1048576 KiB: 349 of ours at 3000, 5592 in 16 GiB, 89478 in 256
+is "connections that fit in 1, 16 and 256 GiB" "$(grep -F '| 8 KiB |' "$tmp/table.md")" \
+	grep -qF "| ours | 8 KiB | 3000 | 349 | 5,592 | 89,478 |" "$tmp/table.md"
+is "a complete file: exit 0" "rc $rc" test "$rc" = 0
+/usr/bin/python3 "$RFC_HARNESS/bench/scale.py" ours="$tmp/missing.txt" >"$tmp/missing.md"
+rc=$?
+is "a missing file: no results, exit 1" "rc $rc: $(head -c 300 "$tmp/missing.md")" \
+	test "$rc" = 1 -a -n "$(grep -F "| ours | no results in $tmp/missing.txt |" "$tmp/missing.md")"
+ktap_print_totals
+ktap_ok
