@@ -49,11 +49,12 @@
  *	client guest a few MiB per connection), each established and
  *	its call answered before the next starts; then a line
  *	"count connected=N seconds=S" (or "count connected=K failed=EXIT
- *	seconds=S" when connection K+1 failed, after which the K are
- *	closed; S: the time it took), the hold
+ *	seconds=S" when connection K+1 failed and no more are made; S:
+ *	the time it took), the hold
  *	of them all, and their close.  A connection that the server
  *	closes meanwhile is a line "lost conn=I" (1-based) and makes the
- *	exit status 6; "done count=N lost=L" ends the run.
+ *	exit status 6 (unless connection K+1 failed: its status); "done
+ *	count=N lost=L" ends the run.  SIGTERM also stops the making.
  *
  *   cm-peer listen ADDR PORT --data HEX [--hold SEC] [--timeout SEC]
  *			[--reply-inv own|other|stray|stray-write|RKEY]
@@ -412,19 +413,29 @@ static int wait_event(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 		      enum rdma_cm_event_type want, double timeout,
 		      struct cm_ev *ev)
 {
-	int ret = next_event(ch, now() + timeout, false, ev);
+	double deadline = now() + timeout;
+	int ret;
 
-	if (ret == EXIT_TIMEOUT) {
-		fprintf(stderr, "%s: no %s within %.1f s\n", prog,
-			rdma_event_str(want), timeout);
-		printf("event=TIMEOUT waiting=%s\n", rdma_event_str(want));
+	for (;;) {
+		ret = next_event(ch, deadline, false, ev);
+		if (ret == EXIT_TIMEOUT) {
+			fprintf(stderr, "%s: no %s within %.1f s\n", prog,
+				rdma_event_str(want), timeout);
+			printf("event=TIMEOUT waiting=%s\n",
+			       rdma_event_str(want));
+		}
+		if (ret)
+			return ret;
+		if (ev->type == want && ev->id == id)
+			return 0;
+		print_event(ev);
+		/* --count: the loss of a connection made before (noted),
+		 * or any later event of one, is not this one's failure
+		 */
+		if (ev->id == id || conn_index(ev->id) == many_n)
+			break;
+		note_lost(ev);
 	}
-	if (ret)
-		return ret;
-	if (ev->type == want && ev->id == id)
-		return 0;
-	print_event(ev);
-	note_lost(ev);
 	fprintf(stderr, "%s: %s (status %d) while waiting for %s\n", prog,
 		rdma_event_str(ev->type), ev->status, rdma_event_str(want));
 	switch (ev->type) {
@@ -1205,7 +1216,8 @@ static int connect_one(struct rdma_event_channel *ch, const struct opts *o,
 		perror("rdma_resolve_addr");
 		return EXIT_SETUP;
 	}
-	ret = wait_event(ch, c->id, RDMA_CM_EVENT_ADDR_RESOLVED, o->timeout, &ev);
+	ret = wait_event(ch, c->id, RDMA_CM_EVENT_ADDR_RESOLVED, o->timeout,
+			 &ev);
 	if (ret)
 		return ret;
 	if (rdma_resolve_route(c->id, ms)) {
@@ -1275,7 +1287,7 @@ static int run_connect(struct rdma_event_channel *ch, const struct opts *o)
 	struct sockaddr_storage dst;
 	unsigned int i, n = o->count ? o->count : 1;
 	double start;
-	int ret;
+	int ret, held;
 
 	if (resolve(o->addr, o->port, false, &dst))
 		return EXIT_SETUP;
@@ -1290,26 +1302,29 @@ static int run_connect(struct rdma_event_channel *ch, const struct opts *o)
 		if (!ret)
 			ret = hold_and_close(ch, &many[0], o);
 		free_conn(&many[0]);
+		free(many);
+		free(many_lost);
 		return ret;
 	}
 	start = now();
-	for (ret = EXIT_OK; many_n < n && !ret; many_n++)
+	for (ret = EXIT_OK; many_n < n && !ret && !stop_hold; many_n++)
 		ret = connect_one(ch, o, &dst, &many[many_n]);
 	if (ret) {
 		/* the connection that failed is freed, never closed */
 		free_conn(&many[--many_n]);
 		printf("count connected=%u failed=%d seconds=%.1f\n", many_n,
 		       ret, now() - start);
-		stop_hold = 1;
 	} else {
 		printf("count connected=%u seconds=%.1f\n", many_n,
 		       now() - start);
 	}
-	i = hold_and_close_many(ch, o);
+	held = hold_and_close_many(ch, o);
 	if (!ret)
-		ret = (int)i;
+		ret = held;
 	for (i = 0; i < many_n; i++)
 		free_conn(&many[i]);
+	free(many);
+	free(many_lost);
 	return ret;
 }
 
@@ -1493,13 +1508,17 @@ int main(int argc, char **argv)
 			    o.call_null > NULL_MAX || o.call_null % 4)
 				goto bad;
 			break;
-		case 'n':
+		case 'n': {
+			unsigned long count;
+
 			errno = 0;
-			o.count = (unsigned int)strtoul(optarg, &end, 10);
-			if (errno || !*optarg || *end || !o.count ||
-			    o.count > COUNT_MAX)
+			count = strtoul(optarg, &end, 10);
+			if (errno || !*optarg || *end || !count ||
+			    count > COUNT_MAX)
 				goto bad;
+			o.count = (unsigned int)count;
 			break;
+		}
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
