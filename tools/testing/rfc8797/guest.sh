@@ -114,7 +114,7 @@ rm -f "$results/rc" "$results/console.log" "$results/dmesg.txt" "$results/machin
 cmdline="console=ttyS0 panic=-1 oops=panic loglevel=4 rfc8797.name=$name"
 cmdline="$cmdline softlockup_all_cpu_backtrace=1 hardlockup_all_cpu_backtrace=1"
 cmdline="$cmdline unknown_nmi_panic panic_print=0x60"
-cmdline="$cmdline rfc8797.timeout=$timeout_s rfc8797.cache=$CACHE_ROOT rfc8797.tree=$CACHE/tree"
+cmdline="$cmdline rfc8797.timeout=$timeout_s rfc8797.cache=$CACHE_ROOT"
 # init.sh fails a guest that runs on fewer CPUs than -smp gave it, or
 # keeps time on jiffies (exit 126, the reason in machine-fault);
 # RFC8797_INJECT=no-acpi boots without ACPI, as our kernels did before
@@ -124,7 +124,9 @@ cmdline="$cmdline rfc8797.cpus=$cpus"
 cmdline="$cmdline init=$RFC_HARNESS/guest/init.sh"
 initrd=()
 # how each kernel boots: its file of data/kernels/; another NAME is an image path
-kernel_info "$kernel" || K_ROOT=9p K_FETCH=path K_IMAGE=$kernel
+kernel_info "$kernel" || K_ROOT=9p K_FETCH=path K_IMAGE=$kernel K_TREE=$CACHE/tree
+# the tree with the series the kernel was built from (conns.py's YNL)
+[ -z "$K_TREE" ] || cmdline="$cmdline rfc8797.tree=$K_TREE"
 case "$K_FETCH" in
 path) [ -f "$K_IMAGE" ] || die "no kernel at $K_IMAGE" ;;
 build) [ -f "$K_IMAGE" ] || die "no kernel at $K_IMAGE: run '$K_MAKE'" ;;

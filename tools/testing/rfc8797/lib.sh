@@ -112,7 +112,7 @@ load_conf() {
 # base's test kernel; any other NAME is the path of a kernel image
 # booted like "ours".
 KERNELS_DIR=$RFC_HARNESS/data/kernels
-K_KEYS="ROOT RPCRDMA DEBIAN FETCH IMAGE INITRD MODULES MAKE ON DIR DEB_VERSION KREL PKGS SUITES SUFFIX"
+K_KEYS="ROOT RPCRDMA DEBIAN FETCH IMAGE INITRD MODULES MAKE TREE ON DIR DEB_VERSION KREL PKGS SUITES SUFFIX"
 
 # kernel_row NAME: sets K_KEY for every KEY of K_KEYS to NAME's value as
 # its file writes it (empty when it has none; the value of the kernel it
@@ -126,7 +126,7 @@ kernel_row() {
 		kernel_row ours || return 1
 		# shellcheck disable=SC2034	# the caller's
 		K_IMAGE="\$CACHE_ROOT/${1#ours-}/build/main/arch/x86/boot/bzImage" \
-			K_MAKE="make build BASE=${1#ours-}"
+			K_MAKE="make build BASE=${1#ours-}" K_TREE="\$CACHE_ROOT/${1#ours-}/tree"
 		return 0
 	fi
 	case "$1" in

@@ -44,8 +44,8 @@ cmdline_arg() {
 #   RFC_CACHE  the host's cache (rfc8797.cache=), where cm-peer, the
 #              exerciser and the marker program are built
 #   CM_PEER    cm-peer in it
-#   RFC_TREE   the base's prepared tree with the series (rfc8797.tree=):
-#              its YNL library and nfsd's netlink spec (conns.py)
+#   RFC_TREE   the prepared tree the kernel was built from (rfc8797.tree=,
+#              data/kernels/ TREE): its YNL and nfsd's spec (conns.py)
 #   INJECT     RFC8797_INJECT (rfc8797.inject=): deliberate faults, to
 #              show that a test can fail (RFC8797_INJECT=warning is the
 #              guest's init's: a WARNING in dmesg before the job runs)
