@@ -254,7 +254,7 @@ help:
 	@echo "  BENCH_4K           make bench, set to 1: also ours at stock's 4 KiB thresholds in the rounds"
 	@echo "  BENCH_WORKLOADS, BENCH_VERSIONS, BENCH_RUNTIME, BENCH_KERNELS"
 	@echo "                     make bench: only these timed workloads, NFS versions, window (s),"
-	@echo "                     kernels (of: ours base stock); see HARNESS.rst"
+	@echo "                     kernels (default: ours base stock); see HARNESS.rst"
 	@echo "  BENCH_BASE         make bench, set to N: the base carries the series' first N patches"
 	@echo "                     (what the later ones do, one step of a bisection)"
 	@echo "  FUZZ_SECONDS       libFuzzer time of make fuzz (default 600; the check stage runs 60)"

@@ -202,11 +202,12 @@ done
 cost_kernels=${ck[*]}
 [ "$mode" != cost ] || kernels=("${ck[@]}")
 for k in "${kernels[@]}"; do
-	# ours, base (BENCH_BASE), and Debian's kernels that boot under the
-	# host's userland: what the guests of run_pair and run_loop boot
-	kernel_info "$k" && { [ "$K_ROOT" = 9p ] || [ "$K_ROOT" = initrd ]; } ||
-		die "BENCH_KERNELS=$BENCH_KERNELS: $k is no kernel of data/kernels/ with the host's userland"
-	[ "$K_ROOT" = initrd ] || [ "$k" = ours ] || [ "$k" = base ] ||
+	# ours, base (BENCH_BASE), and Debian's kernels that stock.sh fetches
+	# and that boot under the host's userland: what run_pair and
+	# run_loop boot, and what bench.sh knows how to fetch
+	kernel_info "$k" && { [ "$K_ROOT" = 9p ] || [ "$K_FETCH" = stock.sh ]; } ||
+		die "BENCH_KERNELS=$BENCH_KERNELS: $k is neither ours, base nor a Debian kernel of stock.sh"
+	[ "$K_ROOT" != 9p ] || [ "$k" = ours ] || [ "$k" = base ] ||
 		die "BENCH_KERNELS=$BENCH_KERNELS: of our builds, ours and base"
 done
 [ "$(printf '%s\n' "${kernels[@]}" | sort -u | wc -l)" = ${#kernels[@]} ] ||
@@ -403,10 +404,9 @@ round_run() {
 for ((i = 1; i <= rounds; i++)); do
 	common=(--kind timed --round "$i" --versions "$versions" --workloads "$workloads"
 		--runtime "$runtime" --files "$files" --perftest-seconds "$ptsec")
-	for k in ${orders[$(((i - 1) % ${#orders[@]}))]}; do
-		k=${kernels[k]:-}
-		[ -n "$k" ] || continue
-		round_run "$i" "$k"
+	for p in ${orders[$(((i - 1) % ${#orders[@]}))]}; do
+		[ -n "${kernels[p]:-}" ] || continue
+		round_run "$i" "${kernels[p]}"
 	done
 done
 # The cost: BOOTS boots of each kernel, in turn (a drift of the machine
@@ -490,7 +490,7 @@ printf '%s\n' "${retries[@]}" >"$out/retries.txt"
 cost_report() {
 	local stock_map="" k
 	[ -z "$(ls -d "$out"/cost*-* 2>/dev/null)" ] && return 0
-	# Debian's kernel's symbols (the rounds' first)
+	# Debian's kernel's symbols (the first of the cost's kernels)
 	for k in $cost_kernels; do
 		kernel_is "$k" debian=yes || continue
 		stock_map=$(kernel_info "$k" && echo "$K_DIR/boot/System.map-$K_KREL")

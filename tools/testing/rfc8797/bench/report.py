@@ -146,8 +146,8 @@ def parse_args():
     ap.add_argument("--mode", default="full")
     ap.add_argument("--seconds", type=int, default=0)
     ap.add_argument("--retries", help="file: one line per guest pair run again after a stock crash")
-    ap.add_argument("--kernels", help="the timed rounds' kernels, of ours, base and stock "
-                    "(BENCH_KERNELS): targets on the others are not checked")
+    ap.add_argument("--kernels", help="the timed rounds' kernels (BENCH_KERNELS; ours, base "
+                    "and stock by default): targets on the others are not checked")
     ap.add_argument("--workloads", help="the timed rounds' workloads, when a run chose them "
                     "(BENCH_WORKLOADS): targets on the others are not checked")
     ap.add_argument("--base-sq-queued", action="store_true",
