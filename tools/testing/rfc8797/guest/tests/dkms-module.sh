@@ -19,6 +19,7 @@
 views=(/proc/sys/sunrpc/svc_rdma/rdma_stat_send_inv
 	/proc/sys/sunrpc/svc_rdma/max_send_size /proc/sys/sunrpc/rdma_remote_invalidation)
 while [ "${1:-}" = --view ]; do
+	[ $# -ge 2 ] || { ktap_begin dkms-module 1; fail dkms-args "--view needs a FILE"; exit 1; }
 	views+=("$2")
 	shift 2
 done
