@@ -9,37 +9,63 @@
 #
 #   scale.sh [--kernels "ours base"] [--timeout SEC] [--server-mem MB]
 #            [TYPE:N[,N...]...]
+#   scale.sh [--kernels ...] [--timeout SEC] [--server-mem MB] --pressure TYPE:MAX
 #
 # TYPEs (scale-client.sh): ours (8 KiB, R), stock (4 KiB, R: what a stock
 # Linux client sends), none (no Private Data), 1k, 16k.  Default
 # SCALE_RUNS, or every type at 1, 10, 50 and 100.  One cm-peer in the
 # client guest makes a run's N connections (--count).  --server-mem
 # (SCALE_SERVER_MEM, default 2048) is the server guest's memory: at
-# 8 KiB each connection takes some 2 MiB of Receive buffers.
+# 8 KiB each connection takes some 3 MiB of the server's memory.
 # Results: $CACHE/bench/scale-DATE/ (KERNEL/ the guests' folders,
 # table.md); exit status 0 when every run passed and the table has a
 # line for each.
+#
+# --pressure TYPE:MAX (SCALE_PRESSURE; guest/pressure-client.sh): with
+# an NFS mount in use, connections of TYPE until the server refuses one
+# (at most MAX); the server must refuse the new one cleanly, keep those it holds and
+# the mount's, and get its memory back, without an oops, a warning or
+# the OOM killer in its kernel log (its server-dmesg-clean).  Give the
+# server little memory (--server-mem 1024) and the client time (--timeout:
+# 120 + 2 * MAX s for the connections, then the mount's I/O).  Results:
+# $CACHE/bench/scale-DATE/KERNEL/ (the client's pressure.txt), no table.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 resolve_base || exit 1
 check_inject
-kernels="ours base" timeout=1800 smem=${SCALE_SERVER_MEM:-2048}
+kernels="ours base" timeout=1800 smem=${SCALE_SERVER_MEM:-2048} pressure=${SCALE_PRESSURE:-}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernels) kernels=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--server-mem) smem=$2; shift 2 ;;
+	--pressure) pressure=$2; shift 2 ;;
 	--*) die "unknown option $1" ;;
 	*) break ;;
 	esac
 done
+[ -z "$pressure" ] || [ $# = 0 ] || die "--pressure $pressure: no TYPE:N runs beside it"
 # shellcheck disable=SC2086	# a list of words
-[ $# -gt 0 ] || set -- ${SCALE_RUNS:-ours:1,10,50,100 stock:1,10,50,100 none:1,10,50,100 1k:1,10,50,100 16k:1,10,50,100}
+[ $# -gt 0 ] || [ -n "$pressure" ] || set -- ${SCALE_RUNS:-ours:1,10,50,100 stock:1,10,50,100 none:1,10,50,100 1k:1,10,50,100 16k:1,10,50,100}
 out=$CACHE/bench/scale-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 make -C "$RFC_HARNESS/guest/cm-peer" OUT="$CACHE_ROOT/cm-peer" >"$out/cm-peer-build.log" 2>&1 ||
 	die "cm-peer did not build, see $out/cm-peer-build.log"
 rc=0 files=()
+if [ -n "$pressure" ]; then
+	for k in $kernels; do
+		msg "pressure: server $k ($smem MB), client ours: $pressure"
+		"$RFC_HARNESS/two-guest.sh" --results "$out/$k" --timeout "$timeout" --server-mem "$smem" \
+			--client "$RFC_HARNESS/guest/pressure-client.sh" "$k" ours \
+			--server-args "--no-trace --wait $((timeout + 60))" "$pressure" >"$out/$k.log" 2>&1 || rc=1
+		for role in client server; do
+			grep -E '^ *(not )?ok ' "$out/$k/$role/tests.ktap" 2>/dev/null | sed "s/^ */[$k $role] /"
+		done
+		cat "$out/$k/client/pressure.txt" 2>/dev/null
+	done
+	msg "pressure: $out"
+	exit $rc
+fi
 for k in $kernels; do
 	msg "scale: server $k ($smem MB), client ours: $*"
 	# the server waits for the client as long as the client may run

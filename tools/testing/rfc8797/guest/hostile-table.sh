@@ -239,6 +239,21 @@ hex_of_message() {
 	printf '%s01%02x%02x%02x' $MAGIC "$1" $(($2 / 1024 - 1)) $(($3 / 1024 - 1))
 }
 
+# type_hex TYPE: the Private Data of a client of TYPE (the scale and
+# pressure runs' types), hex: ours (R, 8 KiB each way: our defaults),
+# stock (R, 4 KiB each way: what a stock Linux client sends), none (no
+# Private Data), 1k and 16k (R, that size each way)
+type_hex() {
+	case "$1" in
+	ours) hex_of_message 1 8192 8192 ;;
+	stock) hex_of_message 1 4096 4096 ;;
+	none) echo "" ;;
+	1k) hex_of_message 1 1024 1024 ;;
+	16k) hex_of_message 1 16384 16384 ;;
+	*) return 1 ;;
+	esac
+}
+
 # zeros N: N zero octets, hex
 zeros() { fill "$1" 00; }
 

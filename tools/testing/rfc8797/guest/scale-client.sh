@@ -40,7 +40,7 @@
 # output stays in /results/peers-TYPE-N.out.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-counters.sh"
-. "$(dirname "$0")/hostile-table.sh"	# hex_of_message
+. "$(dirname "$0")/hostile-table.sh"	# type_hex
 prefix=scale
 ktap_begin scale-client
 [ "${1:-}" = --prefix ] && { prefix=$2; shift 2; }
@@ -52,18 +52,6 @@ setup_rdma rxe "$nic" 192.0.2.2/24 || { fail "$prefix-client-setup" "rdma link a
 wait_server
 OUT=/tmp/scale
 mkdir -p $OUT
-
-# type_hex TYPE: the Private Data of a client of TYPE, hex
-type_hex() {
-	case "$1" in
-	ours) hex_of_message 1 8192 8192 ;;
-	stock) hex_of_message 1 4096 4096 ;;
-	none) echo "" ;;
-	1k) hex_of_message 1 1024 1024 ;;
-	16k) hex_of_message 1 16384 16384 ;;
-	*) return 1 ;;
-	esac
-}
 
 # replied: the peers' process has printed its count line, or has ended
 # shellcheck disable=SC2317 # run by slowwait
