@@ -192,7 +192,10 @@ conns() {
 	fi
 	if ! conns_connect; then
 		guest_settings	# RFC_TREE
-		python3 "$(dirname "${BASH_SOURCE[0]}")/conns.py" "${RFC_TREE:-/nonexistent}" \
+		# a kernel without the series' tree (Debian's, the base) has
+		# no dump to read, and conns.py could not even start
+		[ -n "${RFC_TREE:-}" ] || return 2
+		python3 "$(dirname "${BASH_SOURCE[0]}")/conns.py" "$RFC_TREE" \
 			--serve $CONNS_PORT </dev/null >/dev/null 2>/results/conns.log &
 		SLOWWAIT_INTERVAL=0.2 slowwait 120 conns_connect || return 2
 	fi
