@@ -49,7 +49,9 @@ setup_rdma rxe "$nic" 192.0.2.2/24 || { fail "$name-setup" "rdma link add failed
 [[ "$max" =~ ^[1-9][0-9]*$ ]] || { fail "$name-setup" "'$spec' is not TYPE:MAX"; exit 1; }
 hex=$(type_hex "$type") || { fail "$name-setup" "unknown client type $type"; exit 1; }
 wait_server
-OUT=/tmp/pressure
+# cm-peer's output goes straight to the host's results folder, so that a
+# guest stopped after its server died keeps how far the connections got
+OUT=/results/pressure
 mkdir -p $OUT
 
 # meminfo VAR: the server's "KEY=KiB ..." (interop-server.sh meminfo), and
@@ -134,7 +136,6 @@ fi
 echo "type=$type max=$max connected=$made failed=${failed:-none} seconds=$(field seconds "$line" na)" \
 	"lost=$(field lost "$done_line" na) before: $before held: $held after: $MEM_NOW" |
 	tee /results/pressure.txt
-cp $OUT/peers.out /results/peers-pressure.out
 timeout -k 5 60 touch /mnt/p/DONE
 umount_nfs /mnt/p
 check_dmesg "$name-client-dmesg-clean"
