@@ -8,7 +8,7 @@
 # close; then bench/scale.py's table and least-squares fit.
 #
 #   scale.sh [--kernels "ours base"] [--timeout SEC] [--server-mem MB]
-#            [TYPE:N[,N...]...]
+#            [--transport rxe|siw] [TYPE:N[,N...]...]
 #   scale.sh [--kernels ...] [--timeout SEC] [--server-mem MB] --pressure TYPE:MAX
 #
 # TYPEs (scale-client.sh): ours (8 KiB, R), stock (4 KiB, R: what a stock
@@ -17,6 +17,8 @@
 # client guest makes a run's N connections (--count).  --server-mem
 # (SCALE_SERVER_MEM, default 2048) is the server guest's memory: at
 # 8 KiB each connection takes some 3 MiB of the server's memory.
+# --transport (SCALE_TRANSPORT, default rxe) is both guests'; the
+# table's server column then reads KERNEL-siw.
 # Results: $CACHE/bench/scale-DATE/ (KERNEL/ the guests' folders,
 # table.md); exit status 0 when every run passed and the table has a
 # line for each.
@@ -33,18 +35,25 @@ set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 resolve_base || exit 1
 check_inject
-kernels="ours base" timeout=1800 smem=${SCALE_SERVER_MEM:-2048} pressure=${SCALE_PRESSURE:-}
+kernels="ours base" timeout=1800 smem=${SCALE_SERVER_MEM:-2048} pressure=${SCALE_PRESSURE:-} transport=${SCALE_TRANSPORT:-rxe}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernels) kernels=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--server-mem) smem=$2; shift 2 ;;
 	--pressure) pressure=$2; shift 2 ;;
+	--transport) transport=$2; shift 2 ;;
 	--*) die "unknown option $1" ;;
 	*) break ;;
 	esac
 done
 [ -z "$pressure" ] || [ $# = 0 ] || die "--pressure $pressure: no TYPE:N runs beside it"
+case "$transport" in
+rxe) tsuf="" ;;
+siw) tsuf=-siw
+	[ -z "$pressure" ] || die "--pressure runs over rxe only" ;;
+*) die "--transport $transport: rxe or siw" ;;
+esac
 # shellcheck disable=SC2086	# a list of words
 [ $# -gt 0 ] || [ -n "$pressure" ] || set -- ${SCALE_RUNS:-ours:1,10,50,100 stock:1,10,50,100 none:1,10,50,100 1k:1,10,50,100 16k:1,10,50,100}
 out=$CACHE/bench/scale-$(date +%Y%m%d-%H%M%S)
@@ -67,15 +76,15 @@ if [ -n "$pressure" ]; then
 	exit $rc
 fi
 for k in $kernels; do
-	msg "scale: server $k ($smem MB), client ours: $*"
+	msg "scale: server $k ($smem MB, $transport), client ours: $*"
 	# the server waits for the client as long as the client may run
 	# (interop-server.sh's own limit is 600 s), without tracing
-	"$RFC_HARNESS/two-guest.sh" --results "$out/$k" --timeout "$timeout" --server-mem "$smem" \
+	"$RFC_HARNESS/two-guest.sh" --results "$out/$k$tsuf" --timeout "$timeout" --server-mem "$smem" \
 		--client "$RFC_HARNESS/guest/scale-client.sh" "$k" ours \
-		--server-args "--no-trace --wait $((timeout + 60))" --prefix "scale-$k" "$@" \
-		>"$out/$k.log" 2>&1 || rc=1
-	grep -E '^ *(not )?ok ' "$out/$k/client/tests.ktap" 2>/dev/null | sed "s/^ */[$k] /"
-	files+=("$k=$out/$k/client/scale.txt")
+		--server-args "--no-trace --wait $((timeout + 60)) --transport $transport" \
+		--prefix "scale-$k$tsuf" --transport "$transport" "$@" >"$out/$k$tsuf.log" 2>&1 || rc=1
+	grep -E '^ *(not )?ok ' "$out/$k$tsuf/client/tests.ktap" 2>/dev/null | sed "s/^ */[$k$tsuf] /"
+	files+=("$k$tsuf=$out/$k$tsuf/client/scale.txt")
 done
 python3 "$RFC_HARNESS/bench/scale.py" "${files[@]}" >"$out/table.md" || rc=1
 cat "$out/table.md"

@@ -1,14 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Client half of a two-guest scale run (scale.sh): soft-RoCE on the NIC
-# linked to the server guest (guest/interop-server.sh), then, for each
+# Client half of a two-guest scale run (scale.sh): soft-RoCE (or, with
+# --transport siw, soft-iWARP) on the NIC linked to the server guest (guest/interop-server.sh), then, for each
 # client TYPE and each count N, N RPC-over-RDMA connections to the
 # server's NFS/RDMA port at once, made by one cm-peer (tools/testing/
 # rfc8797/guest/cm-peer, --count N), each of which sends the CM Private
 # Data of TYPE, sends one NFSv4 call (PUTROOTFH, READDIR) and holds the
 # connection open while the server measures what they cost it.  Leaves DONE in the export at the end.
 #
-#   scale-client.sh [--prefix NAME] TYPE:N[,N...]...
+#   scale-client.sh [--prefix NAME] [--transport rxe|siw] TYPE:N[,N...]...
 #
 # TYPE: ours (R, 8 KiB each way: our defaults), stock (R, 4 KiB each way:
 # the Private Data a stock Linux client sends), none (no Private Data),
@@ -43,11 +43,13 @@
 . "$(dirname "$0")/hostile-table.sh"	# type_hex
 prefix=scale
 ktap_begin scale-client
+transport=rxe
 [ "${1:-}" = --prefix ] && { prefix=$2; shift 2; }
+[ "${1:-}" = --transport ] && { transport=$2; shift 2; }
 [ $# -gt 0 ] || set -- ours:1,10
 echo "client kernel: $(uname -r)"
 nic=$(nic_up) || { fail "$prefix-client-setup" "no NIC"; exit 1; }
-setup_rdma rxe "$nic" 192.0.2.2/24 || { fail "$prefix-client-setup" "rdma link add failed"; exit 1; }
+setup_rdma "$transport" "$nic" 192.0.2.2/24 || { fail "$prefix-client-setup" "rdma link add failed"; exit 1; }
 [ -x "$CM_PEER" ] || { fail "$prefix-client-setup" "no $CM_PEER (make -C tools/testing/rfc8797/guest/cm-peer)"; exit 1; }
 wait_server
 OUT=/tmp/scale
