@@ -25,12 +25,13 @@
 #
 # --pressure TYPE:MAX (SCALE_PRESSURE; guest/pressure-client.sh): with
 # an NFS mount in use, connections of TYPE until the server refuses one
-# (at most MAX); the server must refuse the new one cleanly, keep those it holds and
-# the mount's, and get its memory back, without an oops, a warning or
-# the OOM killer in its kernel log (its server-dmesg-clean).  Give the
-# server little memory (--server-mem 1024) and the client time (--timeout:
-# 120 + 2 * MAX s for the connections, then the mount's I/O).  Results:
-# $CACHE/bench/scale-DATE/KERNEL/ (the client's pressure.txt), no table.
+# (at most MAX); the server must refuse the new one cleanly, keep those
+# it holds and the mount's, and get its memory back, without an oops, a
+# warning or the OOM killer in its kernel log (its server-dmesg-clean).
+# Give the server little memory (--server-mem 1024) and the client time
+# (--timeout: 120 + 2 * MAX s for the connections, then the mount's
+# I/O).  Results: $CACHE/bench/scale-DATE/KERNEL/ (the client's
+# pressure.txt), no table.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 resolve_base || exit 1

@@ -96,3 +96,38 @@ server_ask() {
 }
 # snap_connect: fd 3 connected to the server guest's request listener
 snap_connect() { { exec 3<>"/dev/tcp/$SERVER_ADDR/$SNAP_PORT"; } 2>/dev/null; }
+
+# server_meminfo VAR: sets VAR to the server guest's answer to
+# "meminfo" (interop-server.sh: "KEY=KiB ...") without its word
+# "meminfo", its max_req_size=N and conns=N; CONNS to the connections it
+# counted, MAX_REQ to its max_req_size
+server_meminfo() {
+	local a
+	a=$(server_ask meminfo) || a="meminfo max_req_size=na conns=na"
+	CONNS=$(field conns "$a" na)
+	# shellcheck disable=SC2034	# the caller's
+	MAX_REQ=$(field max_req_size "$a" 4096)
+	a=${a#meminfo }
+	printf -v "$1" '%s' "${a% max_req_size=*}"
+}
+# server_lists N: the server counts N connections (CONNS, MEM_NOW)
+# shellcheck disable=SC2317 # run by slowwait
+server_lists() { server_meminfo MEM_NOW; [ "$CONNS" = "$1" ]; }
+
+# peers_start N HEX PORT OUT LIMIT: one cm-peer (CM_PEER, --count N)
+# makes N connections to the server's PORT with Private Data HEX, one
+# after the other, each with an NFSv4 COMPOUND that starts with
+# PUTROOTFH (not a NULL: sunrpc keeps at most 64 connections whose peer
+# has presented no filehandle, XPT_MAX_TMP_CONN), and holds them until
+# SIGTERM (PEERS_PID; its output in OUT.out and OUT.err); until its
+# count line, or its end, at most LIMIT s
+peers_start() {
+	timeout -k 5 $((3600 + 2 * $1)) "$CM_PEER" connect "$SERVER_ADDR" "$3" --data "$2" \
+		--count "$1" --call readdir --hold 3600 --timeout 60 >"$4.out" 2>"$4.err" &
+	PEERS_PID=$!
+	SLOWWAIT_INTERVAL=1 slowwait "$5" peers_counted "$4.out"
+}
+# peers_counted FILE: peers_start's cm-peer has printed its count line
+# to FILE, or has ended
+# shellcheck disable=SC2317 # run by slowwait
+peers_counted() { grep -q '^count connected=' "$1" || ! kill -0 "$PEERS_PID" 2>/dev/null; }

@@ -54,19 +54,6 @@ wait_server
 OUT=/results/pressure
 mkdir -p $OUT
 
-# meminfo VAR: the server's "KEY=KiB ..." (interop-server.sh meminfo), and
-# CONNS, the connections it counts
-meminfo() {
-	local a
-	a=$(server_ask meminfo) || a="meminfo conns=na"
-	CONNS=$(field conns "$a" na)
-	a=${a#meminfo }
-	printf -v "$1" '%s' "${a% max_req_size=*}"
-}
-# shellcheck disable=SC2317 # run by slowwait
-server_lists() { meminfo MEM_NOW; [ "$CONNS" = "$1" ]; }
-# shellcheck disable=SC2317 # run by slowwait
-counted() { grep -q '^count connected=' $OUT/peers.out || ! kill -0 "$PID" 2>/dev/null; }
 # readback FILE SUM: FILE read with O_DIRECT (from the server, not the
 # client's page cache) has the SHA-256 SUM
 readback() {
@@ -84,12 +71,9 @@ if ! mount_nfs 4.2 /mnt/p || ! timeout -k 5 120 cp $OUT/a /mnt/p/a || ! readback
 fi
 pass "$name-mount"
 SLOWWAIT_INTERVAL=2 slowwait 60 server_lists 1 || log "the server counts $CONNS connections with the mount alone"
-meminfo before
+server_meminfo before
 
-timeout -k 5 $((3600 + 2 * max)) "$CM_PEER" connect "$SERVER_ADDR" "$RDMA_PORT" --data "$hex" \
-	--count "$max" --call readdir --hold 3600 --timeout 60 >$OUT/peers.out 2>$OUT/peers.err &
-PID=$!
-SLOWWAIT_INTERVAL=2 slowwait $((120 + 2 * max)) counted
+peers_start "$max" "$hex" "$RDMA_PORT" $OUT/peers $((120 + 2 * max))
 line=$(grep '^count connected=' $OUT/peers.out)
 made=$(field connected "$line" 0) failed=$(field failed "$line" "")
 log "cm-peer: ${line:-no count line}; its last lines: $(grep -v '^event=ESTABLISHED\|^rpc-' $OUT/peers.out | tail -n 4 | tr '\n' ' ')"
@@ -113,8 +97,8 @@ if readback /mnt/p/a "$sum_a" && timeout -k 5 120 cp $OUT/b /mnt/p/b && readback
 else
 	fail "$name-mount-serves" "the mount's file did not read back, or a new one was not written and read"
 fi
-kill -TERM "$PID" 2>/dev/null
-wait "$PID"
+kill -TERM "$PEERS_PID" 2>/dev/null
+wait "$PEERS_PID"
 rc=$?
 done_line=$(grep '^done count=' $OUT/peers.out)
 if [ "$(field lost "$done_line" "")" = 0 ] && grep -q "^done count=$made " $OUT/peers.out; then

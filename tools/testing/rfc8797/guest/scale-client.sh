@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Client half of a two-guest scale run (scale.sh): soft-RoCE (or, with
-# --transport siw, soft-iWARP) on the NIC linked to the server guest (guest/interop-server.sh), then, for each
-# client TYPE and each count N, N RPC-over-RDMA connections to the
-# server's NFS/RDMA port at once, made by one cm-peer (tools/testing/
-# rfc8797/guest/cm-peer, --count N), each of which sends the CM Private
-# Data of TYPE, sends one NFSv4 call (PUTROOTFH, READDIR) and holds the
-# connection open while the server measures what they cost it.  Leaves DONE in the export at the end.
+# --transport siw, soft-iWARP) on the NIC linked to the server guest
+# (guest/interop-server.sh), then, for each client TYPE and each count
+# N, N RPC-over-RDMA connections to the server's NFS/RDMA port at once,
+# made by one cm-peer (tools/testing/rfc8797/guest/cm-peer, --count N),
+# each of which sends the CM Private Data of TYPE, sends one NFSv4 call
+# (PUTROOTFH, READDIR) and holds the connection open while the server
+# measures what they cost it.  Leaves DONE in the export at the end.
 #
 #   scale-client.sh [--prefix NAME] [--transport rxe|siw] TYPE:N[,N...]...
 #
@@ -55,49 +56,21 @@ wait_server
 OUT=/tmp/scale
 mkdir -p $OUT
 
-# replied: the peers' process has printed its count line, or has ended
-# shellcheck disable=SC2317 # run by slowwait
-replied() {
-	grep -q '^count connected=' $OUT/peers.out && return 0
-	! kill -0 "$PID" 2>/dev/null
-}
-
-# meminfo VAR: sets VAR to the server's "KEY=KiB ..." answer without its
-# word "meminfo", its max_req_size=N and conns=N; CONNS to the
-# connections it counted, MAX_REQ to its max_req_size
-meminfo() {
-	local a
-	a=$(server_ask meminfo) || a="meminfo max_req_size=na conns=na"
-	CONNS=$(field conns "$a" na)
-	MAX_REQ=$(field max_req_size "$a" 4096)
-	a=${a#meminfo }
-	printf -v "$1" '%s' "${a% max_req_size=*}"
-}
-# server_lists N: the server counts N connections (CONNS, MEM_NOW)
-# shellcheck disable=SC2317 # run by slowwait
-server_lists() { meminfo MEM_NOW; [ "$CONNS" = "$1" ]; }
-
-# peers N HEX: N connections with Private Data HEX, each calls and holds,
-# made one after the other by one cm-peer (--count N: PID); until each has
-# its reply, or one failed.  The call is an NFSv4 COMPOUND that starts
-# with PUTROOTFH, not a NULL: sunrpc keeps at most 64 connections whose
-# peer has not presented a filehandle (XPT_MAX_TMP_CONN) and closes the
-# oldest of them as more come, so peers that only sent a NULL left the
-# server holding 65 of 100.  A reply too large for a small type is
-# ERR_CHUNK, a reply all the same.  RFC8797_INJECT=scale-refused: they
-# connect to a port nothing listens on.
+# peers N HEX: N connections with Private Data HEX made by one cm-peer
+# (peers_start); until each has its reply, or one failed.  With
+# NULL calls instead of PUTROOTFH the server held 65 of 100.  A reply
+# too large for a small type is ERR_CHUNK, a reply all the same.
+# RFC8797_INJECT=scale-refused: they connect to a port nothing listens
+# on.
 peers() {
 	local port=$RDMA_PORT
 	[ "$INJECT" != scale-refused ] || port=$((RDMA_PORT + 1))
-	timeout -k 5 $((3600 + 2 * $1)) "$CM_PEER" connect "$SERVER_ADDR" "$port" --data "$2" \
-		--count "$1" --call readdir --hold 3600 --timeout 60 >$OUT/peers.out 2>$OUT/peers.err &
-	PID=$!
-	SLOWWAIT_INTERVAL=1 slowwait $((60 + 2 * $1)) replied
+	peers_start "$1" "$2" "$port" $OUT/peers $((60 + 2 * $1))
 }
 # peers_end: the peers disconnect; until the server lists no connection
 peers_end() {
-	kill -TERM "$PID" 2>/dev/null
-	wait "$PID" 2>/dev/null
+	kill -TERM "$PEERS_PID" 2>/dev/null
+	wait "$PEERS_PID" 2>/dev/null
 	SLOWWAIT_INTERVAL=2 slowwait 60 server_lists 0
 }
 
@@ -107,11 +80,11 @@ one() {
 	name=$prefix-$type-$n
 	server_lists 0 || log "$name: the server still counts $CONNS connections"
 	server_ask "mem-mark $size" >/dev/null
-	meminfo before
+	server_meminfo before
 	peers "$n" "$hex"
 	ok=$(grep -c '^rpc-reply xid=.* proc=' $OUT/peers.out)
 	mem=$(server_ask "mem $size") || mem="mem na"
-	meminfo held
+	server_meminfo held
 	secs=$(sed -n 's/^count connected=[0-9]* .*seconds=\([0-9.]*\)$/\1/p' $OUT/peers.out)
 	if [ "$ok" = "$n" ] && grep -q "^count connected=$n seconds=" $OUT/peers.out; then
 		pass "$name-connected"
@@ -149,7 +122,7 @@ for spec in "$@"; do
 	# answer to "mem" names it (size=, its connection list's recv_buf);
 	# where the server lists no connections, its max_req_size, as
 	# upstream's svcrdma sizes them
-	meminfo idle
+	server_meminfo idle
 	server_ask "mem-mark $MAX_REQ" >/dev/null
 	peers 1 "$hex"
 	size=$(field size "$(server_ask "mem $MAX_REQ")")
