@@ -392,10 +392,10 @@ static unsigned int conn_index(const struct rdma_cm_id *id)
 }
 
 /*
- * --count: note a DISCONNECTED event of one of the connections made so
- * far (whatever was being waited for when it came); true when it was one
+ * --count: mark as closed the connection made so far whose DISCONNECTED
+ * @ev is; true when it is one, not marked before, and then *@idx is it
  */
-static bool note_lost(const struct cm_ev *ev)
+static bool mark_closed(const struct cm_ev *ev, unsigned int *idx)
 {
 	unsigned int i = conn_index(ev->id);
 
@@ -403,9 +403,22 @@ static bool note_lost(const struct cm_ev *ev)
 	    many_lost[i])
 		return false;
 	many_lost[i] = true;
+	*idx = i;
+	return true;
+}
+
+/*
+ * --count: note a DISCONNECTED event of one of the connections made so
+ * far (whatever was being waited for when it came): the peer closed it
+ */
+static void note_lost(const struct cm_ev *ev)
+{
+	unsigned int i;
+
+	if (!mark_closed(ev, &i))
+		return;
 	many_nlost++;
 	printf("lost conn=%u\n", i + 1);
-	return true;
 }
 
 /* Wait for an event of type @want on @id; others are unexpected */
@@ -1268,12 +1281,8 @@ static int hold_and_close_many(struct rdma_event_channel *ch,
 	for (open = many_n - lost; open; ) {
 		if (next_event(ch, deadline, false, &ev))
 			break;
-		i = conn_index(ev.id);
-		if (ev.type != RDMA_CM_EVENT_DISCONNECTED || i == many_n ||
-		    many_lost[i])
-			continue;
-		many_lost[i] = true;
-		open--;
+		if (mark_closed(&ev, &i))
+			open--;
 	}
 	printf("done count=%u lost=%u%s\n", many_n, lost,
 	       open ? " close-timeout" : "");
