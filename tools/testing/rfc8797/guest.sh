@@ -120,6 +120,14 @@ cmdline="$cmdline rfc8797.timeout=$timeout_s rfc8797.cache=$CACHE_ROOT"
 # RFC8797_INJECT=no-acpi boots without ACPI, as our kernels did before
 # they had it: one CPU, no HPET or PM timer, refined-jiffies
 cmdline="$cmdline rfc8797.cpus=$cpus"
+# tsc=nowatchdog: under TCG every vCPU reads one counter, the host's
+# TSC (or, with --icount, the instruction count), so no vCPU's TSC can
+# drift from another's; the clock stage holds its rate to the host's.
+# Without it, 7.3's clocksource watchdog checks the TSC of each CPU
+# against the next twice a second, both CPUs spinning with interrupts
+# off; on CI's loaded host one such check outlasted the hard-lockup
+# detector's 10 s (HARNESS.rst, "CPUs and clocks")
+cmdline="$cmdline tsc=nowatchdog"
 [ "${RFC8797_INJECT:-}" != no-acpi ] || cmdline="$cmdline acpi=off"
 cmdline="$cmdline init=$RFC_HARNESS/guest/init.sh"
 initrd=()
