@@ -11,6 +11,8 @@
 #            [--transport rxe|siw] [TYPE:N[,N...]...]
 #   scale.sh [--kernels ...] [--timeout SEC] [--server-mem MB] --pressure TYPE:MAX
 #
+# --results DIR: the results there instead of $CACHE/bench/scale-DATE/
+#
 # TYPEs (scale-client.sh): ours (8 KiB, R), stock (4 KiB, R: what a stock
 # Linux client sends), none (no Private Data), 1k, 16k.  Default
 # SCALE_RUNS, or every type at 1, 10, 50 and 100.  One cm-peer in the
@@ -36,7 +38,7 @@ set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 resolve_base || exit 1
 check_inject
-kernels="ours base" timeout=1800 smem=${SCALE_SERVER_MEM:-2048} pressure=${SCALE_PRESSURE:-} transport=${SCALE_TRANSPORT:-rxe}
+kernels="ours base" timeout=1800 smem=${SCALE_SERVER_MEM:-2048} pressure=${SCALE_PRESSURE:-} transport=${SCALE_TRANSPORT:-rxe} out=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernels) kernels=$2; shift 2 ;;
@@ -44,6 +46,7 @@ while [ $# -gt 0 ]; do
 	--server-mem) smem=$2; shift 2 ;;
 	--pressure) pressure=$2; shift 2 ;;
 	--transport) transport=$2; shift 2 ;;
+	--results) out=$2; shift 2 ;;
 	--*) die "unknown option $1" ;;
 	*) break ;;
 	esac
@@ -57,7 +60,7 @@ siw) tsuf=-siw
 esac
 # shellcheck disable=SC2086	# a list of words
 [ $# -gt 0 ] || [ -n "$pressure" ] || set -- ${SCALE_RUNS:-ours:1,10,50,100 stock:1,10,50,100 none:1,10,50,100 1k:1,10,50,100 16k:1,10,50,100}
-out=$CACHE/bench/scale-$(date +%Y%m%d-%H%M%S)
+[ -n "$out" ] || out=$CACHE/bench/scale-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 make -C "$RFC_HARNESS/guest/cm-peer" OUT="$CACHE_ROOT/cm-peer" >"$out/cm-peer-build.log" 2>&1 ||
 	die "cm-peer did not build, see $out/cm-peer-build.log"
