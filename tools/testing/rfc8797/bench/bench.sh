@@ -164,7 +164,9 @@ esac
 # second of window, and the writes' data must fit the server guest's
 # tmpfs) replace the timed rounds' workloads, NFS versions and window;
 # BENCH_KERNELS the kernels of each round (ours, base and a Debian kernel of
-# data/kernels/ with the host's userland, such as stock; three at most).
+# data/kernels/ with the host's userland, such as stock; three at most):
+# the Debian kernel, whichever it is, is "stock" in the results and the
+# reports' ours / stock, and the report's legend names it.
 # The report lists a target whose kernels or workloads were left out as
 # not checked.  BENCH_BASE=N: the base carries the series' first N
 # patches (tree.sh base N), so that ours / base is what the later
@@ -194,25 +196,53 @@ workloads=${BENCH_WORKLOADS:-$workloads}
 versions=${BENCH_VERSIONS:-$versions}
 runtime=${BENCH_RUNTIME:-$runtime}
 read -ra kernels <<<"${BENCH_KERNELS:-ours base stock}"
-# the cost's kernels: its set's, of those chosen
-ck=()
-for k in $cost_kernels; do
-	[[ " ${kernels[*]} " != *" $k "* ]] || ck+=("$k")
-done
-cost_kernels=${ck[*]}
-[ "$mode" != cost ] || kernels=("${ck[@]}")
+# stock_k: the kernel in the part of "stock" (report.py's ours / stock,
+# cost.py's), the Debian kernel BENCH_KERNELS names; stock by default
+stock_k=stock
 for k in "${kernels[@]}"; do
 	# ours, base (BENCH_BASE), and Debian's kernels that stock.sh fetches
 	# and that boot under the host's userland: what run_pair and
 	# run_loop boot, and what bench.sh knows how to fetch
 	kernel_info "$k" && { [ "$K_ROOT" = 9p ] || [ "$K_FETCH" = stock.sh ]; } ||
 		die "BENCH_KERNELS=$BENCH_KERNELS: $k is neither ours, base nor a Debian kernel of stock.sh"
-	[ "$K_ROOT" != 9p ] || [ "$k" = ours ] || [ "$k" = base ] ||
-		die "BENCH_KERNELS=$BENCH_KERNELS: of our builds, ours and base"
+	if [ "$K_ROOT" = 9p ]; then
+		[ "$k" = ours ] || [ "$k" = base ] ||
+			die "BENCH_KERNELS=$BENCH_KERNELS: of our builds, ours and base"
+	else
+		[ "$stock_k" = stock ] || [ "$stock_k" = "$k" ] ||
+			die "BENCH_KERNELS=$BENCH_KERNELS: one Debian kernel, in the part of stock"
+		stock_k=$k
+	fi
 done
 [ "$(printf '%s\n' "${kernels[@]}" | sort -u | wc -l)" = ${#kernels[@]} ] ||
 	die "BENCH_KERNELS=$BENCH_KERNELS: each kernel once"
 [ ${#kernels[@]} -le 3 ] || die "BENCH_KERNELS=$BENCH_KERNELS: three kernels at most (the rounds' orders)"
+# role_of KERNEL: its part in the results (bench.jsonl's "kernel", the
+# reports' columns): ours, base or stock
+role_of() { if [ "$1" = "$stock_k" ]; then echo stock; else echo "$1"; fi; }
+# kernel_of PART: the kernel guest.sh boots in it
+kernel_of() {
+	case "$1" in
+	base) echo "$base_k" ;;
+	stock) echo "$stock_k" ;;
+	*) echo "$1" ;;
+	esac
+}
+roles=()
+for k in "${kernels[@]}"; do roles+=("$(role_of "$k")"); done
+# the cost's kernels (parts): its set's, of those chosen
+ck=()
+for k in $cost_kernels; do
+	[[ " ${roles[*]} " != *" $k "* ]] || ck+=("$k")
+done
+cost_kernels=${ck[*]}
+if [ "$mode" = cost ]; then
+	kc=()
+	for k in "${kernels[@]}"; do
+		[[ " ${ck[*]} " != *" $(role_of "$k") "* ]] || kc+=("$k")
+	done
+	kernels=("${kc[@]}")
+fi
 for wl in $workloads $cost_workloads; do
 	case "$wl" in randread-*k | randwrite-*k | read-1m | write-1m | meta) ;;
 	*) die "BENCH_WORKLOADS: $wl is none of randread-Nk, randwrite-Nk, read-1m, write-1m, meta" ;;
@@ -256,7 +286,8 @@ ours_cfgs="def"
 # BENCH_PLAN=1: what this mode and these settings would run, one
 # KEY=VALUE a line, and nothing run (bench/plan-selftest.sh reads it)
 if [ "${BENCH_PLAN:-0}" = 1 ]; then
-	printf '%s\n' "mode=$mode" "rounds=$rounds" "kernels=${kernels[*]}" "versions=$versions" \
+	printf '%s\n' "mode=$mode" "rounds=$rounds" "kernels=${kernels[*]}" "stock_kernel=$stock_k" \
+		"versions=$versions" \
 		"workloads=$workloads" "sweep=$sweep" "boots=$boots" "cost_kernels=$cost_kernels" \
 		"cost_versions=$cost_versions" "cost_workloads=$cost_workloads" "cost_th=$cost_th" \
 		"link=$link"
@@ -371,13 +402,14 @@ if [ -n "$sweep" ]; then
 	run sweep-ours ours ours --kind sweep --kernel ours --memory "$(rpcrdma_of ours)" \
 		--configs "$sweep" --versions 3 --workloads "$sweep_wl" --runtime 2
 	[ "$mode" = sweep ] ||
-		run sweep-stock stock stock --kind sweep --kernel stock --memory "$(rpcrdma_of stock)" \
-			--configs def --versions 3 --workloads "$sweep_wl" --runtime 2
+		run sweep-stock "$stock_k" "$stock_k" --kind sweep --kernel stock \
+			--memory "$(rpcrdma_of "$stock_k")" --configs def --versions 3 \
+			--workloads "$sweep_wl" --runtime 2
 	run sweep-base "$base_k" "$base_k" --kind sweep --kernel base --memory "$(rpcrdma_of base)" \
 		--configs def --versions 3 --workloads "$sweep_wl" --runtime 2
 	# what a client without the series costs our server (the mem lines'
 	# "stock-client"): Debian's stock client at its defaults against ours
-	run sweep-stockclient ours stock --kind sweep --kernel stock-client \
+	run sweep-stockclient ours "$stock_k" --kind sweep --kernel stock-client \
 		--memory "$(rpcrdma_of ours)" --configs def --versions 3 --workloads "$sweep_wl" --runtime 2
 fi
 # The timed rounds: one boot of each kernel on both sides per round, in
@@ -399,7 +431,8 @@ round_run() {
 	[ "$2" != base ] || gk=$base_k
 	! kernel_is "$2" rpcrdma=ours || cfgs=$ours_cfgs
 	! kernel_is "$2" root=9p || pt=(--perftest "$link")
-	run "round$1-$2" "$gk" "$gk" "${common[@]}" --kernel "$2" "${pt[@]}" --configs "$cfgs"
+	run "round$1-$2" "$gk" "$gk" "${common[@]}" --kernel "$(role_of "$2")" "${pt[@]}" \
+		--configs "$cfgs"
 }
 for ((i = 1; i <= rounds; i++)); do
 	common=(--kind timed --round "$i" --versions "$versions" --workloads "$workloads"
@@ -447,7 +480,7 @@ cost_cpus=${BENCH_COST_CPUS:-1}
 # cost_guest KERNEL: gk, the kernel guest.sh boots for it, and lf, its
 # layers file (empty when there is none: Debian's kernel)
 cost_guest() {
-	case "$1" in base) gk=$base_k ;; *) gk=$1 ;; esac
+	gk=$(kernel_of "$1")
 	lf=$out/layers-$1.txt
 	[ -f "$lf" ] || lf=""
 }
@@ -492,8 +525,8 @@ cost_report() {
 	[ -z "$(ls -d "$out"/cost*-* 2>/dev/null)" ] && return 0
 	# Debian's kernel's symbols (the first of the cost's kernels)
 	for k in $cost_kernels; do
-		kernel_is "$k" debian=yes || continue
-		stock_map=$(kernel_info "$k" && echo "$K_DIR/boot/System.map-$K_KREL")
+		kernel_is "$(kernel_of "$k")" debian=yes || continue
+		stock_map=$(kernel_info "$(kernel_of "$k")" && echo "$K_DIR/boot/System.map-$K_KREL")
 		break
 	done
 	/usr/bin/python3 "$RFC_HARNESS/bench/cost.py" cases --stock-map "$stock_map" "${cost_maps[@]}" "$out"/cost[0-9]*-*/ \
@@ -513,7 +546,7 @@ if [ "$mode" = cost ]; then
 	msg "bench ($mode): $((SECONDS - start)) s"
 	exit $failed
 fi
-report_args=(--kernels "${kernels[*]}")
+report_args=(--kernels "${roles[*]}" --stock-kernel "$stock_k")
 [ -z "${BENCH_WORKLOADS:-}" ] || report_args+=(--workloads "$workloads")
 # a base whose Send Queue waiters queue (upstream's svc_rdma_sq_wait, in
 # mainline) does not retry a full Send Queue, which the 1 MiB read

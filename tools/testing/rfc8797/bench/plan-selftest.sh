@@ -11,7 +11,7 @@ set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 harness_env || exit 1
 ktap_print_header
-ktap_set_plan 9
+ktap_set_plan 10
 
 # plan ENV...: bench.sh's plan under the settings ENV (NAME=VALUE), in
 # $out; its status
@@ -45,6 +45,9 @@ has "full: 3 timed rounds of every kernel, the cost of every kernel at three thr
 plan BENCH=full BENCH_KERNELS="ours base"
 has "BENCH_KERNELS leaves a kernel out of the rounds and of the cost" \
 	"kernels=ours base" "cost_kernels=ours base"
+plan BENCH=full BENCH_KERNELS="ours base stock-7.3"
+has "BENCH_KERNELS: another Debian kernel plays stock in the rounds and the cost" \
+	"kernels=ours base stock-7.3" "stock_kernel=stock-7.3" "cost_kernels=ours base stock"
 plan BENCH=link
 has "link: our kernel alone" "kernels=ours" "boots=0"
 if plan BENCH=nope; then

@@ -157,6 +157,9 @@ def parse_args():
     ap.add_argument("--base-part", metavar="PATCH",
                     help="the base carries the series up to PATCH (BENCH_BASE=N: "
                     "ours / base is then what the later patches do)")
+    ap.add_argument("--stock-kernel", default="stock",
+                    help="the Debian kernel in the part of stock (BENCH_KERNELS: its "
+                    "data/kernels/ name), for the legends")
     ap.add_argument("jsonl")
     ap.add_argument("outdir")
     return ap.parse_args()
@@ -444,8 +447,9 @@ def targets_memory(b, tgt):
     # a client without the series against our server, against a server
     # without it: the stock pair, or else the base (same defaults)
     m_sc = [m for m in mem if m["kernel"] == "stock-client" and m["when"] == "connect"]
-    # the same kernel without the series first: Debian's stock 6.12 has
-    # 64 credits where mainline has 128, and its buffers are half
+    # the same kernel without the series first: a stock kernel of another
+    # line may have other credits (Debian's 6.12: 64 where mainline has
+    # 128, and its buffers are half)
     m_ref = [m for m in mem if m["kernel"] == "base" and m["when"] == "connect"] or m_stock
     if m_sc and m_ref:
         o = kib(m_sc[0]["server_recv"])[1]
@@ -502,7 +506,7 @@ def section_head(b, tgt, w):
                    "targets are about them alone)" % a.base_part)
     w("Two guests linked only to each other, NFS over soft-RoCE (rxe) under QEMU TCG; "
       "ours = this series at its defaults (8 KiB); base = %s, "
-      "built with the same configuration; stock = Debian's 6.12 on both "
+      "built with the same configuration; stock = Debian's kernel %s on both "
       "sides; ours-4k (when the rounds have it, BENCH_4K=1) = this series at stock's "
       "4 KiB thresholds.  %d interleaved rounds, each one boot of every kernel on both "
       "sides in an order changed from round to round, ours and the base next to each "
@@ -511,7 +515,7 @@ def section_head(b, tgt, w):
       "from pass to pass.  **ours / base is the series' own effect**; ours / stock is "
       "Debian's kernel to ours, configuration included (our test kernel's small "
       "configuration against Debian's full one: mitigations, hardening, modules), "
-      "not the series alone." % (base_is, len(b.rounds)))
+      "not the series alone." % (base_is, a.stock_kernel, len(b.rounds)))
     w("")
     w("## Targets")
     w("")
@@ -869,7 +873,7 @@ def plots(outdir, sweep, mem, keys, comps, cmp_, frac):
     ax.set_xscale("log", base=2)
     ax.axvline(4, color="grey", linestyle=":")
     finish(fig, ax, "chunks", "inline threshold, KiB (both peers ours)",
-           "chunk segments per RPC", "Chunks per RPC (stock 6.12: 4 KiB)")
+           "chunk segments per RPC", "Chunks per RPC (stock's: 4 KiB)")
 
     # memory per connection vs threshold
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -887,7 +891,7 @@ def plots(outdir, sweep, mem, keys, comps, cmp_, frac):
         st = [v for v in st if v is not None]
         if st:
             ax.axhline(max(st), linestyle="--", color="grey" if key == "server_recv" else "black",
-                       label="stock 6.12 " + side)
+                       label="stock " + side)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
     finish(fig, ax, "memory", "inline threshold, KiB", "KiB per connection",
