@@ -81,6 +81,9 @@
 SYS=/proc/sys/sunrpc/svc_rdma
 T=/sys/kernel/tracing
 SQ_TRACE=$T/instances/rfc8797-sq
+# svcrdma_accept_nomem: the connections our server refused for want of
+# memory (the "refusals" request; the pressure run)
+NOMEM_TRACE=$T/instances/rfc8797-nomem
 
 request() {
 	local kv k v out=ok
@@ -130,6 +133,16 @@ request() {
 		# asks twice a workload
 		. "$(dirname "$0")/lib-counters.sh"
 		counters
+		return ;;
+	refusals)
+		# the connections refused for want of memory, and the last
+		# refusal's event: "refusals N LAST" ("na": no such tracepoint)
+		local n=na last=""
+		if [ -r $NOMEM_TRACE/trace ]; then
+			n=$(grep -c 'svcrdma_accept_nomem:' $NOMEM_TRACE/trace)
+			last=$(grep 'svcrdma_accept_nomem:' $NOMEM_TRACE/trace | tail -n 1)
+		fi
+		echo "refusals $n ${last#*svcrdma_accept_nomem: }"
 		return ;;
 	nfsd-counts)
 		# make bench BENCH=cost: nfsd's counts alone, quickly
@@ -325,6 +338,9 @@ echo 8192 >$T/buffer_size_kb 2>/dev/null
 # connection (only our rpcrdma has it), for a server without a
 # connection list (cm_trace_line)
 [ "$trace" = 0 ] || trace_on rpcrdma/svcrdma_post_send rpcrdma/svcrdma_cm_private
+mkdir -p $NOMEM_TRACE && echo 16 >$NOMEM_TRACE/buffer_size_kb &&
+	echo 1 >$NOMEM_TRACE/events/rpcrdma/svcrdma_accept_nomem/enable 2>/dev/null ||
+	rmdir $NOMEM_TRACE 2>/dev/null
 mkdir -p $SQ_TRACE && echo 64 >$SQ_TRACE/buffer_size_kb &&
 	echo 1 >$SQ_TRACE/events/rpcrdma/svcrdma_sq_full/enable ||
 	log "no svcrdma_sq_full tracepoint: SQ=na"

@@ -21,6 +21,10 @@
 #                             failure came from the server at connect:
 #                             rejected (cm-peer's exit 3), an unexpected
 #                             CM event (5) or a close before the reply (6)
+#   pressure-TYPE-traced      the server's svcrdma_accept_nomem
+#                             tracepoint recorded the refusal, with the
+#                             memory available under what the connection
+#                             takes and the reserve
 #   pressure-TYPE-held        the server then counted the K connections
 #                             made and the mount's
 #   pressure-TYPE-mount-serves  the mount's data read back, and a new
@@ -83,6 +87,17 @@ elif [ "$failed" = 3 ] || [ "$failed" = 5 ] || [ "$failed" = 6 ]; then
 	pass "$name-refused"
 else
 	fail "$name-refused" "connection $((made + 1)) failed with cm-peer's exit $failed: $(tail -n 3 $OUT/peers.out | tr '\n' ' ')"
+fi
+refusal=$(server_ask refusals) || refusal=""
+log "the server's refusals: ${refusal:-no answer}"
+read -r _ n_ref ev <<<"$refusal"
+avail=$(field avail "$ev") need=$(field need "$ev") reserve=$(field reserve "$ev")
+avail=${avail%KiB} need=${need%KiB} reserve=${reserve%KiB}
+if [[ "$n_ref" =~ ^[1-9][0-9]*$ && "$avail" =~ ^[0-9]+$ && "$need" =~ ^[0-9]+$ &&
+	"$reserve" =~ ^[0-9]+$ ]] && [ "$avail" -lt $((need + reserve)) ]; then
+	pass "$name-traced"
+else
+	fail "$name-traced" "no svcrdma_accept_nomem event that says why: '${refusal:-no answer}'"
 fi
 if SLOWWAIT_INTERVAL=2 slowwait 60 server_lists $((made + 1)); then
 	pass "$name-held"
