@@ -5,7 +5,7 @@
 # that cannot run counts as failed, never as skipped.
 #
 #   check.sh [STAGE...]   stages: ktap bench kunit sparse postings fuzz wireshark
-#                         clock e2e hostile sendqueue parallel storm interop pressure nfstest fstests dkms trixie (default:
+#                         clock e2e hostile sendqueue parallel storm interop scale pressure nfstest fstests dkms trixie (default:
 #                         the base's CHECK_STAGES, data/bases/BASE; trixie is
 #                         the base's DKMS package on Debian 13), and
 #                         kunit_upstream (make kunit-upstream, check-debug),
@@ -55,7 +55,7 @@ make_check_stages() {
 # The stages that boot or build in the base's own test kernel
 # ($CACHE/build/main): make check builds a base's kernel only when one
 # of that base's stages is here
-KERNEL_STAGES=(kunit sparse postings clock e2e hostile sendqueue parallel storm interop pressure nfstest
+KERNEL_STAGES=(kunit sparse postings clock e2e hostile sendqueue parallel storm interop scale pressure nfstest
 	kunit_upstream wireshark_live nfstest_full)
 # (fstests boots the base's FSTESTS_KERNEL: not always its own)
 [ "$FSTESTS_KERNEL" != ours ] || KERNEL_STAGES+=(fstests)
@@ -465,6 +465,43 @@ stage_pressure() {
 	rc=$?
 	import_ktap "$out/ours/client/tests.ktap" "pressure: client: " "$rc"
 	import_ktap "$out/ours/server/tests.ktap" "pressure: server: "
+}
+
+# The server's memory at a few connections (bench/scale.sh,
+# guest/scale-client.sh; make bench BENCH=scale goes to 1000): on a
+# 2 GiB server guest of the base's test kernel, our client's Private
+# Data (8 KiB) and a stock client's (4 KiB) at N = 1 and 10.  Every
+# connection must be accepted, answered, counted and released, scale.py
+# must give its table and fits, and svcrdma must have allocated for each
+# connection 2 * max_requests + 7 Receive buffers (RPCRDMA_MAX_RECV_BATCH
+# for the batch), each of its size rounded up to 1 KiB.
+stage_scale() {
+	local out=$run/scale rc
+	rm -rf "$out"
+	"$RFC_HARNESS/bench/scale.sh" --kernels ours --timeout 900 --results "$out" \
+		ours:1,10 stock:1,10 >"$run/scale.log" 2>&1
+	rc=$?
+	import_ktap "$out/ours/client/tests.ktap" "scale: client: " "$rc"
+	import_ktap "$out/ours/server/tests.ktap" "scale: server: "
+	python3 - "$out/ours/client/scale.txt" <<'PY' >"$out/recv.ktap" 2>&1
+import re, sys
+lines = [dict(re.findall(r"(\w+)=(\S+)", l.split(" before:")[0]))
+         for l in open(sys.argv[1]) if l.startswith("type=")]
+print("KTAP version 1")
+print("1..%d" % max(len(lines), 1))
+if not lines:
+    print("not ok 1 receive buffers # no line in scale.txt")
+for i, f in enumerate(lines, 1):
+    n, m, size = int(f["n"]), int(f["max_requests"]), int(f["size"])
+    count, octets = (int(x) for x in f["recv"].split(":"))
+    want = n * (2 * m + 7)
+    each = -(-size // 1024) * 1024
+    name = "%s at N=%d: %d Receive buffers of %d octets" % (f["type"], n, want, each)
+    ok = count == want and octets == want * each
+    print(("ok %d %s" if ok else "not ok %d %s # got %d, %d octets") %
+          ((i, name) if ok else (i, name, count, octets)))
+PY
+	import_ktap "$out/recv.ktap" "scale: "
 }
 
 stage_e2e() {
