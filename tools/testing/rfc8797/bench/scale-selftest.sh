@@ -12,7 +12,7 @@ harness_env || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ktap_print_header
-ktap_set_plan 7
+ktap_set_plan 9
 
 # line TYPE N MADE USED_KIB: a scale.txt line whose server lost USED_KIB
 # of MemAvailable while the N connections (MADE of them made) were held,
@@ -61,5 +61,14 @@ is "a complete file: exit 0" "rc $rc" test "$rc" = 0
 rc=$?
 is "a missing file: no results, exit 1" "rc $rc: $(head -c 300 "$tmp/missing.md")" \
 	test "$rc" = 1 -a -n "$(grep -F "| ours | no results in $tmp/missing.txt |" "$tmp/missing.md")"
+# --check-recv: 263 buffers of 8192 octets a connection at 128 credits;
+# the short row, 600 connections of the 1000 asked, has too few
+/usr/bin/python3 "$RFC_HARNESS/bench/scale.py" --check-recv "$tmp/scale.txt" >"$tmp/recv.ktap"
+rc=$?
+is "check-recv: N * (2 * max_requests + 7) buffers of the size passes" "$(head -c 300 "$tmp/recv.ktap")" \
+	grep -qx "ok 3 ours at N=100: 26300 Receive buffers of 8192 octets" "$tmp/recv.ktap"
+is "check-recv: fewer buffers fail, and the exit status says so" "rc $rc: $(grep 'not ok' "$tmp/recv.ktap")" \
+	test "$rc" = 1 -a "$(grep -c '^not ok' "$tmp/recv.ktap")" = 1 -a \
+	-n "$(grep -x 'not ok 4 ours at N=1000: 263000 Receive buffers of 8192 octets # got 157800, 1292697600 octets' "$tmp/recv.ktap")"
 ktap_print_totals
 ktap_ok

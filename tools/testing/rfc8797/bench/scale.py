@@ -3,6 +3,7 @@
 """What each connection costs the server: scale.sh's table and fit.
 
     scale.py KERNEL=FILE...
+    scale.py --check-recv FILE
 
 Each FILE is a scale-client.sh /results/scale.txt from a run against a
 server booting KERNEL.  Its lines:
@@ -26,6 +27,12 @@ for (a row where they differ says so, and stays out of the fit).  The
 seconds that one cm-peer took to make the N connections (seconds=) are
 shown as information.  Prints markdown; exit status 1 when a FILE has
 no line.
+
+--check-recv prints KTAP instead, a result per line of FILE: svcrdma
+allocated N * (2 * max_requests + 7) Receive buffers (svc_rdma_post_recvs:
+one per credit posted, one per credit in process, and
+RPCRDMA_MAX_RECV_BATCH), each of the line's size rounded up to 1 KiB;
+exit status 1 when one is not, or FILE has no line.
 """
 
 import re
@@ -85,7 +92,46 @@ THRESHOLDS = {"1k": "1 KiB", "stock": "4 KiB (a stock client)", "ours": "8 KiB",
 GIBS = (1, 16, 256)
 
 
+# RPCRDMA_MAX_RECV_BATCH: the Receive buffers a connection has beyond
+# two per credit
+RECV_BATCH = 7
+
+
+def lines_of(path):
+    """FILE's scale.txt lines, none when it cannot be read"""
+    try:
+        return [l.strip() for l in open(path) if l.startswith("type=")]
+    except OSError:
+        return []
+
+
+def check_recv(path):
+    """KTAP: each line's Receive buffers, as the module docstring says"""
+    lines = lines_of(path)
+    print("KTAP version 1")
+    print(f"1..{max(len(lines), 1)}")
+    if not lines:
+        print(f"not ok 1 receive buffers # no line in {path}")
+        return 1
+    rc = 0
+    for i, line in enumerate(lines, 1):
+        f, _ = parse(line)
+        n = int(f["n"])
+        want = n * (2 * int(f["max_requests"]) + RECV_BATCH)
+        each = -(-int(f["size"]) // 1024) * 1024
+        count, total = octets(f.get("recv"), 0), octets(f.get("recv"))
+        name = f"{f['type']} at N={n}: {want} Receive buffers of {each} octets"
+        if count == want and total == want * each:
+            print(f"ok {i} {name}")
+        else:
+            print(f"not ok {i} {name} # got {count}, {total} octets")
+            rc = 1
+    return rc
+
+
 def main(args):
+    if args[:1] == ["--check-recv"] and len(args) == 2:
+        return check_recv(args[1])
     rc = 0
     fits = []
     print("| server | client | N | KiB/conn | Slab KiB/conn | vmalloc KiB/conn"
@@ -93,10 +139,7 @@ def main(args):
     print("|---|---|---:|---:|---:|---:|---|---|---:|---:|")
     for arg in args:
         kernel, _, path = arg.partition("=")
-        try:
-            lines = [l.strip() for l in open(path) if l.startswith("type=")]
-        except OSError:
-            lines = []
+        lines = lines_of(path)
         if not lines:
             print(f"| {kernel} | no results in {path} | | | | | | | | |")
             rc = 1
