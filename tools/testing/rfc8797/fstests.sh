@@ -28,9 +28,11 @@
 # stage) over NFS version VERS and TRANSPORT (default 4.2 over rxe).
 # Every result is recorded as it comes (each guest's results.txt in
 # the folder DIR, merged into DIR/results.txt; default
-# $CACHE/fstests/ID/KERNEL-TREE-nfsVERS-TRANSPORT; TREE: the commit of
-# the prepared tree the kernel was built from, so that a result never
-# outlives the kernel that gave it), and a later run with that folder
+# $CACHE/fstests/ID/KERNEL-CODE-nfsVERS-TRANSPORT; CODE: a hash of the
+# prepared tree the kernel was built from, Documentation/ left out, and
+# of its configuration fragments, so that a result never outlives the
+# code that gave it, and a changelog's edit does not throw the record
+# away), and a later run with that folder
 # skips what is recorded: a group finishes over several runs.  Guests are
 # booted until every test has a result or --budget seconds (default: no
 # limit) are spent; a guest in which a test hangs (no result for
@@ -129,6 +131,20 @@ group_tests() {
 	done
 }
 
+# code_id REV IMAGE: what names the kernel's code: every file of the
+# prepared tree at REV but Documentation/ (a changelog or a guide does
+# not change what runs), and the configuration fragments IMAGE was built
+# with (build.sh's .config.frag-sum beside it, when it has one)
+code_id() {
+	{
+		# the top level's entries name every file below them
+		git -C "$TREE" ls-tree "$1" | grep -v $'\tDocumentation$'
+		[ "${PIPESTATUS[0]}" = 0 ] || return 1
+		cat "${2%/arch/*}/.config.frag-sum" 2>/dev/null
+	} | sha256sum | cut -c1-12
+	[ "${PIPESTATUS[0]}" = 0 ]
+}
+
 cmd_run() {
 	local vers=4.2 transport=rxe kernel=ours group=quick tests="" budget=0 per_test=1800 file="" dir=""
 	while [ $# -gt 0 ]; do
@@ -155,9 +171,9 @@ cmd_run() {
 	if ! { [ "$K_FETCH" = dkms ] || { [ "$K_FETCH" = build ] && [[ "$K_IMAGE" == "$CACHE/"* ]]; }; }; then
 		die "--kernel $kernel: not built from this base's tree (ours, base, dkms, ...)"
 	elif [ "$K_RPCRDMA" = ours ]; then
-		tree_id=$(git -C "$TREE" rev-parse --short=12 HEAD 2>/dev/null)
+		tree_id=$(code_id HEAD "$K_IMAGE") || tree_id=""
 	else
-		tree_id=$(git -C "$TREE" rev-parse --short=12 "$BASE_TAG" 2>/dev/null)
+		tree_id=$(code_id "$BASE_TAG" "$K_IMAGE") || tree_id=""
 	fi
 	[ -n "$tree_id" ] || die "no prepared tree at $TREE (make tree)"
 	local name="fstests $kernel nfs$vers $transport"
