@@ -177,6 +177,7 @@ cmd_run() {
 	fi
 	[ -n "$tree_id" ] || die "no prepared tree at $TREE (make tree)"
 	local name="fstests $kernel nfs$vers $transport"
+	[ -z "$file" ] || mkdir -p "$(dirname "$file")"
 	ktap_open "$file"
 	ktap_print_header
 
