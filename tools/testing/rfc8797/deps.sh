@@ -23,6 +23,7 @@ pkgs=(
 	nfs-kernel-server nfs-common rpcbind fio
 	clang libclang-rt-14-dev
 	tshark
+	python3-matplotlib	# the plots of make bench (bench/report.py, bench/scale.py)
 )
 # "deps.sh dkms" (make dkms, check.sh dkms): the packaging tools and
 # the headers of the stock kernel the guests boot and of every kernel in
@@ -43,6 +44,8 @@ fi
 [ "${1:-}" != fstests ] || pkgs+=(autoconf automake libtool xfslibs-dev uuid-dev
 	libacl1-dev libattr1-dev libaio-dev liburing-dev libgdbm-dev libcap-dev
 	xfsprogs attr acl quota gawk psmisc indent pkg-config)
+# "deps.sh bench" (make bench): perftest, for the link's limit
+[ "${1:-}" != bench ] || pkgs+=(perftest)
 # "deps.sh trixie" (check.sh trixie): the package's build tools, and
 # debootstrap for the trixie root (trixie.sh)
 [ "${1:-}" != trixie ] || pkgs+=(debootstrap)

@@ -294,22 +294,9 @@ if [ "${BENCH_PLAN:-0}" = 1 ]; then
 	exit 0
 fi
 # Debian packages the bench needs on the host, which the guests see
-# through 9p: matplotlib (the plots), perftest (the link's limit)
-pkgs=()
-/usr/bin/python3 -c 'import matplotlib' 2>/dev/null || pkgs+=(python3-matplotlib)
-command -v ib_send_bw >/dev/null || pkgs+=(perftest)
-if [ ${#pkgs[@]} -gt 0 ]; then
-	[ "$(id -u)" = 0 ] || die "missing ${pkgs[*]} (the plots, the link's limit); run as root to install them"
-	msg "installing ${pkgs[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	# waits up to 10 minutes for another apt or dpkg to finish; updates
-	# the package lists once when the install fails on stale ones
-	inst=(timeout 1800 apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${pkgs[@]}")
-	"${inst[@]}" >"${TMPDIR:-/tmp}/rfc8797-apt.log" 2>&1 ||
-		{ timeout 900 apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null 2>&1 &&
-			"${inst[@]}" >>"${TMPDIR:-/tmp}/rfc8797-apt.log" 2>&1; } ||
-		die "apt-get install ${pkgs[*]} failed (${TMPDIR:-/tmp}/rfc8797-apt.log)"
-fi
+# through 9p: perftest (the link's limit); matplotlib (the plots) is in
+# every install
+"$RFC_HARNESS/deps.sh" bench || die "deps.sh bench failed"
 # base_k: the base's kernel for guest.sh; base_src: its source
 base_k=base base_src=$CACHE/src/base
 if [ "$mode" != link ]; then

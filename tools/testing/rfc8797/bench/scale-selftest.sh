@@ -4,15 +4,15 @@
 # only, a second): KiB per connection from MemAvailable, the fit's
 # slope, fixed part and residual, a row with fewer connections made
 # than asked (shown, left out of the fit), what fits in 1, 16 and 256
-# GiB, the seconds shown as information, and a missing file.  Prints
-# KTAP on stdout.
+# GiB, the seconds shown as information, a missing file, and the plot
+# (--plot: a PNG, and the same table).  Prints KTAP on stdout.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 harness_env || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ktap_print_header
-ktap_set_plan 9
+ktap_set_plan 10
 
 # line TYPE N MADE USED_KIB: a scale.txt line whose server lost USED_KIB
 # of MemAvailable while the N connections (MADE of them made) were held,
@@ -61,6 +61,13 @@ is "a complete file: exit 0" "rc $rc" test "$rc" = 0
 rc=$?
 is "a missing file: no results, exit 1" "rc $rc: $(head -c 300 "$tmp/missing.md")" \
 	test "$rc" = 1 -a -n "$(grep -F "| ours | no results in $tmp/missing.txt |" "$tmp/missing.md")"
+# --plot: the same table on stdout, and a PNG
+/usr/bin/python3 "$RFC_HARNESS/bench/scale.py" --plot "$tmp/scale.png" ours="$tmp/scale.txt" \
+	>"$tmp/plotted.md" 2>"$tmp/plot.err"
+rc=$?
+is "--plot: a PNG beside the same table" "rc $rc: $(head -c 300 "$tmp/plot.err")" \
+	test "$rc" = 0 -a "$(head -c 4 "$tmp/scale.png" 2>/dev/null | od -An -tx1 | tr -d ' ')" = 89504e47 \
+	-a -z "$(diff "$tmp/table.md" "$tmp/plotted.md")"
 # --check-recv: 263 buffers of 8192 octets a connection at 128 credits;
 # the short row, 600 connections of the 1000 asked, has too few
 /usr/bin/python3 "$RFC_HARNESS/bench/scale.py" --check-recv "$tmp/scale.txt" >"$tmp/recv.ktap"

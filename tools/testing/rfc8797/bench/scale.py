@@ -3,6 +3,7 @@
 """What each connection costs the server: scale.sh's table and fit.
 
     scale.py KERNEL=FILE...
+    scale.py --plot PNG KERNEL=FILE...
     scale.py --check-recv FILE
 
 Each FILE is a scale-client.sh /results/scale.txt from a run against a
@@ -27,6 +28,11 @@ for (a row where they differ says so, and stays out of the fit).  The
 seconds that one cm-peer took to make the N connections (seconds=) are
 shown as information.  Prints markdown; exit status 1 when a FILE has
 no line.
+
+--plot draws the same into PNG as well (matplotlib): the server's
+memory (MiB) against N, points per kernel and client type with the
+fitted line dashed, and beside it KiB per connection against N; without
+matplotlib it says so and draws nothing (exit status 1).
 
 --check-recv prints KTAP instead, a result per line of FILE: svcrdma
 allocated N * (2 * max_requests + 7) Receive buffers (svc_rdma_post_recvs:
@@ -129,9 +135,51 @@ def check_recv(path):
     return rc
 
 
+def plot(png, fits):
+    """fits as main() collects them, drawn into png; False without matplotlib"""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("scale.py: no matplotlib (python3-matplotlib), no plot", file=sys.stderr)
+        return False
+    fig, (tot, each) = plt.subplots(1, 2, figsize=(11, 4.5))
+    for kernel, t, pts, r in fits:
+        pts = sorted(p for p in pts if p[1] > 0)
+        if not pts:
+            continue
+        label = f"{kernel}, {THRESHOLDS.get(t, t)}"
+        line, = tot.plot([n for n, _ in pts], [y / 1024 for _, y in pts], marker="o",
+                         linestyle="none", label=label)
+        each.plot([n for n, _ in pts], [y / n for n, y in pts], marker="o",
+                  color=line.get_color(), label=label)
+        if r is not None and r[0] > 0:
+            ns = [0, pts[-1][0]]
+            tot.plot(ns, [(r[0] * n + r[1]) / 1024 for n in ns], linestyle="--",
+                     color=line.get_color(), label=f"  fit: {r[0]:.0f} KiB per connection")
+    tot.set_xlabel("connections held at once (N)")
+    tot.set_ylabel("server memory used, MiB (MemAvailable lost)")
+    tot.set_title("All N connections, and the fitted line")
+    each.set_xscale("log")
+    each.set_xlabel("connections held at once (N)")
+    each.set_ylabel("KiB per connection")
+    each.set_title("Per connection")
+    for ax in (tot, each):
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
+    return True
+
+
 def main(args):
     if args[:1] == ["--check-recv"] and len(args) == 2:
         return check_recv(args[1])
+    png = None
+    if args[:1] == ["--plot"] and len(args) > 1:
+        png, args = args[1], args[2:]
     rc = 0
     fits = []
     print("| server | client | N | KiB/conn | Slab KiB/conn | vmalloc KiB/conn"
@@ -185,6 +233,8 @@ def main(args):
             continue
         print(f"| {kernel} | {THRESHOLDS.get(t, t)} | {r[0]:.0f} | "
               + " | ".join(f"{int(g * 1024 * 1024 // r[0]):,}" for g in GIBS) + " |")
+    if png is not None and not plot(png, fits):
+        rc = 1
     return rc
 
 

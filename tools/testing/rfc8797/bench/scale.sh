@@ -22,7 +22,7 @@
 # --transport (SCALE_TRANSPORT, default rxe) is both guests'; the
 # table's server column then reads KERNEL-siw.
 # Results: $CACHE/bench/scale-DATE/ (KERNEL/ the guests' folders,
-# table.md); exit status 0 when every run passed and the table has a
+# table.md, and its plot scale.png); exit status 0 when every run passed and the table has a
 # line for each.
 #
 # --pressure TYPE:MAX (SCALE_PRESSURE; guest/pressure-client.sh): with
@@ -90,7 +90,7 @@ for k in $kernels; do
 	grep -E '^ *(not )?ok ' "$out/$k$tsuf/client/tests.ktap" 2>/dev/null | sed "s/^ */[$k$tsuf] /"
 	files+=("$k$tsuf=$out/$k$tsuf/client/scale.txt")
 done
-python3 "$RFC_HARNESS/bench/scale.py" "${files[@]}" >"$out/table.md" || rc=1
+/usr/bin/python3 "$RFC_HARNESS/bench/scale.py" --plot "$out/scale.png" "${files[@]}" >"$out/table.md" || rc=1
 cat "$out/table.md"
 msg "scale: $out"
 exit $rc
