@@ -4,15 +4,17 @@
 # only, a second): KiB per connection from MemAvailable, the fit's
 # slope, fixed part and residual, a row with fewer connections made
 # than asked (shown, left out of the fit), what fits in 1, 16 and 256
-# GiB, the seconds shown as information, a missing file, and the plot
-# (--plot: a PNG, and the same table).  Prints KTAP on stdout.
+# GiB, the seconds shown as information, a missing file, the plot
+# (--plot: a PNG, and the same table), and the client's table (--mounts:
+# per mount, per transport, kept; a missing file).  Prints KTAP on
+# stdout.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 harness_env || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ktap_print_header
-ktap_set_plan 10
+ktap_set_plan 12
 
 # line TYPE N MADE USED_KIB: a scale.txt line whose server lost USED_KIB
 # of MemAvailable while the N connections (MADE of them made) were held,
@@ -68,6 +70,19 @@ rc=$?
 is "--plot: a PNG beside the same table" "rc $rc: $(head -c 300 "$tmp/plot.err")" \
 	test "$rc" = 0 -a "$(head -c 4 "$tmp/scale.png" 2>/dev/null | od -An -tx1 | tr -d ' ')" = 89504e47 \
 	-a -z "$(diff "$tmp/table.md" "$tmp/plotted.md")"
+# --mounts: a mount with 4 transports that took 10000 KiB while held,
+# 4000 of it slab, 700 buffers of 4096 octets, 100 KiB not back
+echo "inline=4096 nconnect=4 xprts=4 connects=4 buffers=700:2867200" \
+	"before: MemAvailable=1900000 Slab=10000 held: MemAvailable=1890000 Slab=14000" \
+	"after: MemAvailable=1899900 Slab=10050" >"$tmp/mounts.txt"
+/usr/bin/python3 "$RFC_HARNESS/bench/scale.py" --mounts ours="$tmp/mounts.txt" >"$tmp/mounts.md"
+rc=$?
+is "--mounts: KiB per mount and per transport, slab, buffers, kept" "rc $rc: $(grep -F '| ours |' "$tmp/mounts.md")" \
+	test "$rc" = 0 -a -n "$(grep -xF '| ours | 4096 | 4 | 4 | 10000 | 2500 | 4000 | 700 (2800 KiB) | 100 |' "$tmp/mounts.md")"
+/usr/bin/python3 "$RFC_HARNESS/bench/scale.py" --mounts ours="$tmp/missing.txt" >"$tmp/mounts-missing.md"
+rc=$?
+is "--mounts: a missing file: no results, exit 1" "rc $rc" \
+	test "$rc" = 1 -a -n "$(grep -F "| ours | no results in $tmp/missing.txt |" "$tmp/mounts-missing.md")"
 # --check-recv: 263 buffers of 8192 octets a connection at 128 credits;
 # the short row, 600 connections of the 1000 asked, has too few
 /usr/bin/python3 "$RFC_HARNESS/bench/scale.py" --check-recv "$tmp/scale.txt" >"$tmp/recv.ktap"

@@ -4,6 +4,7 @@
 
     scale.py KERNEL=FILE...
     scale.py --plot PNG KERNEL=FILE...
+    scale.py --mounts KERNEL=FILE...
     scale.py --check-recv FILE
 
 Each FILE is a scale-client.sh /results/scale.txt from a run against a
@@ -33,6 +34,15 @@ no line.
 memory (MiB) against N, points per kernel and client type with the
 fitted line dashed, and beside it KiB per connection against N; without
 matplotlib it says so and draws nothing (exit status 1).
+
+--mounts reads mounts-client.sh's /results/mounts.txt instead (what
+an NFSv4.2 mount with nconnect=K at inline threshold T costs the client
+KERNEL: "inline=T nconnect=K xprts=X connects=C buffers=COUNT:OCTETS
+before: ... held: ... after: ..."): per mount, what MemAvailable lost
+while it was mounted and had done its I/O, the same per transport, the
+Slab part, the client's buffers of T octets (count and KiB) and what
+had not come back after the unmount; exit status 1 when a FILE has no
+line.
 
 --check-recv prints KTAP instead, a result per line of FILE: svcrdma
 allocated N * (2 * max_requests + 7) Receive buffers (svc_rdma_post_recvs:
@@ -174,9 +184,39 @@ def plot(png, fits):
     return True
 
 
+def mounts(args):
+    """--mounts: the client's cost per mount, as the docstring says"""
+    rc = 0
+    print("| client | inline | nconnect | transports | KiB per mount | KiB per transport"
+          " | Slab KiB | buffers of the threshold | kept KiB |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|---:|")
+    for arg in args:
+        kernel, _, path = arg.partition("=")
+        try:
+            lines = [l.strip() for l in open(path) if l.startswith("inline=")]
+        except OSError:
+            lines = []
+        if not lines:
+            print(f"| {kernel} | no results in {path} | | | | | | | |")
+            rc = 1
+        for line in lines:
+            f, mem = parse(line)
+            x = int(f.get("xprts", 0) or 0)
+            used = delta(mem, "MemAvailable")
+            kept = delta(mem, "MemAvailable", "before", "after")
+            n, o = octets(f.get("buffers"), 0), octets(f.get("buffers"))
+            buf = "na" if n is None else f"{n} ({o / 1024:.0f} KiB)"
+            print(f"| {kernel} | {f['inline']} | {f['nconnect']} | {x} | {per(used, 1)}"
+                  f" | {per(used, x) if x else 'na'} | {per(delta(mem, 'Slab'), 1)}"
+                  f" | {buf} | {'na' if kept is None else kept} |")
+    return rc
+
+
 def main(args):
     if args[:1] == ["--check-recv"] and len(args) == 2:
         return check_recv(args[1])
+    if args[:1] == ["--mounts"]:
+        return mounts(args[1:])
     png = None
     if args[:1] == ["--plot"] and len(args) > 1:
         png, args = args[1], args[2:]

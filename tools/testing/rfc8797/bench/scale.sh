@@ -11,6 +11,8 @@
 #            [--transport rxe|siw] [TYPE:N[,N...]...]
 #   scale.sh [--kernels ...] [--timeout SEC] [--server-mem MB] --pressure TYPE:MAX
 #
+#   scale.sh [--kernels ...] [--timeout SEC] --mounts "T:K[,K...]..."
+#
 # --results DIR: the results there instead of $CACHE/bench/scale-DATE/
 #
 # TYPEs (scale-client.sh): ours (8 KiB, R), stock (4 KiB, R: what a stock
@@ -39,12 +41,14 @@ set -uo pipefail
 resolve_base || exit 1
 check_inject
 kernels="ours base" timeout=1800 smem=${SCALE_SERVER_MEM:-2048} pressure=${SCALE_PRESSURE:-} transport=${SCALE_TRANSPORT:-rxe} out=""
+mounts=${SCALE_MOUNTS:-}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernels) kernels=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--server-mem) smem=$2; shift 2 ;;
 	--pressure) pressure=$2; shift 2 ;;
+	--mounts) mounts=$2; shift 2 ;;
 	--transport) transport=$2; shift 2 ;;
 	--results) out=$2; shift 2 ;;
 	--*) die "unknown option $1" ;;
@@ -52,12 +56,19 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ -z "$pressure" ] || [ $# = 0 ] || die "--pressure $pressure: no TYPE:N runs beside it"
+[ -z "$mounts" ] || { [ $# = 0 ] && [ -z "$pressure" ]; } || die "--mounts: no TYPE:N runs or --pressure beside it"
 case "$transport" in
 rxe) tsuf="" ;;
 siw) tsuf=-siw
 	[ -z "$pressure" ] || die "--pressure runs over rxe only" ;;
 *) die "--transport $transport: rxe or siw" ;;
 esac
+# --mounts "T:K[,K...]..." (SCALE_MOUNTS; guest/mounts-client.sh): what
+# an NFSv4.2 mount costs the client instead, for each client KERNEL
+# against our server: at each inline threshold T, one mount with
+# nconnect=K after the other, with 10 s of 4 KiB reads at depth 64 on
+# it.  Results: $CACHE/bench/scale-DATE/mounts-KERNEL/ and mounts.md,
+# scale.py --mounts's table.
 # shellcheck disable=SC2086	# a list of words
 [ $# -gt 0 ] || [ -n "$pressure" ] || set -- ${SCALE_RUNS:-ours:1,10,50,100 stock:1,10,50,100 none:1,10,50,100 1k:1,10,50,100 16k:1,10,50,100}
 [ -n "$out" ] || out=$CACHE/bench/scale-$(date +%Y%m%d-%H%M%S)
@@ -65,6 +76,22 @@ mkdir -p "$out"
 make -C "$RFC_HARNESS/guest/cm-peer" OUT="$CACHE_ROOT/cm-peer" >"$out/cm-peer-build.log" 2>&1 ||
 	die "cm-peer did not build, see $out/cm-peer-build.log"
 rc=0 files=()
+if [ -n "$mounts" ]; then
+	for k in $kernels; do
+		msg "mounts: client $k, server ours: $mounts"
+		# shellcheck disable=SC2086	# a list of runs
+		"$RFC_HARNESS/two-guest.sh" --results "$out/mounts-$k" --timeout "$timeout" \
+			--client "$RFC_HARNESS/guest/mounts-client.sh" ours "$k" \
+			--server-args "--no-trace --wait $((timeout + 60))" \
+			--prefix "mounts-$k" $mounts >"$out/mounts-$k.log" 2>&1 || rc=1
+		grep -E '^ *(not )?ok ' "$out/mounts-$k/client/tests.ktap" 2>/dev/null | sed "s/^ */[mounts-$k] /"
+		files+=("$k=$out/mounts-$k/client/mounts.txt")
+	done
+	/usr/bin/python3 "$RFC_HARNESS/bench/scale.py" --mounts "${files[@]}" >"$out/mounts.md" || rc=1
+	cat "$out/mounts.md"
+	msg "mounts: $out"
+	exit $rc
+fi
 if [ -n "$pressure" ]; then
 	for k in $kernels; do
 		msg "pressure: server $k ($smem MB), client ours: $pressure"
