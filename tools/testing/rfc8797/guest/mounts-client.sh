@@ -34,6 +34,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-counters.sh"
 prefix=mounts
+SYS=/proc/sys/sunrpc
 ktap_begin mounts-client
 [ "${1:-}" = --prefix ] && { prefix=$2; shift 2; }
 [ $# -gt 0 ] || set -- 4096:1,4,16 8192:1,4,16
