@@ -251,6 +251,7 @@ help:
 	@echo "                     (types: ours stock none 1k 16k; default each at 1 10 50 100)"
 	@echo "  SCALE_SERVER_MEM   BENCH=scale: the server guest's memory, MB (default 2048)"
 	@echo "  SCALE_PRESSURE     BENCH=scale: TYPE:MAX, the memory-pressure run instead (bench/scale.sh)"
+	@echo "  SCALE_MOUNTS       BENCH=scale: \"T:K,K...\", what a mount costs the client at threshold T, nconnect K instead"
 	@echo "  SCALE_TRANSPORT    BENCH=scale: rxe (default) or siw, both guests'"
 	@echo "  BENCH_ROUNDS       make bench: interleaved rounds (default: full 3, quick 3, link 1)"
 	@echo "  BENCH_4K           make bench, set to 1: also ours at stock's 4 KiB thresholds in the rounds"
