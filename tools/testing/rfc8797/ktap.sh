@@ -28,7 +28,11 @@
 #                               failed; LISTED the list's reason for
 #                               NAME, empty when the list does not name
 #                               it (ktap_list_reason); LIST names the
-#                               list in messages
+#                               list in messages.  A line whose reason
+#                               says "flaky" after its category
+#                               ("upstream, flaky: ...") lists a test
+#                               that fails only now and then: it may
+#                               pass too, and the pass says so
 #   ktap_list_reason FILE KEY   the reason that FILE, a list of lines
 #                               "KEY # REASON", gives for KEY, nothing
 #                               when it does not name KEY
@@ -130,6 +134,8 @@ ktap_test_listed() {
 	local name=$1 failure=${2//#/} listed=$3 list=${4:-the list of known failures}
 	if [ -z "$failure" ] && [ -z "$listed" ]; then
 		ktap_test_pass "$name"
+	elif [ -z "$failure" ] && [[ "$listed" =~ ^[a-z]+,\ flaky: ]]; then
+		ktap_test_pass "$name (listed as flaky, passed this time)"
 	elif [ -z "$failure" ]; then
 		ktap_test_fail "$name" "passes, but $list lists it: $listed"
 	elif [ -n "$listed" ]; then

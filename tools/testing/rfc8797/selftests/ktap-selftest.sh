@@ -240,9 +240,12 @@ ktap_test_listed a "" ""
 ktap_test_listed b "" "stale reason" L
 ktap_test_listed c "FAIL: x # y" "known"
 ktap_test_listed d "FAIL: z" ""
+ktap_test_listed e "" "upstream, flaky: now and then" L
+ktap_test_listed f "FAIL: w" "upstream, flaky: now and then" L
+ktap_test_listed g "" "upstream: flaky named later is no flag" L
 ktap_finished' >/dev/null
-expect "ktap_test_listed: pass, stale line, listed failure, new failure" \
-	"ok listed: a|not ok listed: b # passes, but L lists it: stale reason|ok listed: c # XFAIL known (FAIL: x  y)|not ok listed: d # FAIL: z" \
+expect "ktap_test_listed: pass, stale line, listed failure, new failure, flaky pass and failure" \
+	"ok listed: a|not ok listed: b # passes, but L lists it: stale reason|ok listed: c # XFAIL known (FAIL: x  y)|not ok listed: d # FAIL: z|ok listed: e (listed as flaky, passed this time)|ok listed: f # XFAIL upstream, flaky: now and then (FAIL: w)|not ok listed: g # passes, but L lists it: upstream: flaky named later is no flag" \
 	"$(flat "$f")"
 f=$tmp/died.ktap
 fixture "$f" died 'ktap_begin died; pass a; kill -9 $$' >/dev/null
