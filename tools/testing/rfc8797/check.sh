@@ -456,7 +456,10 @@ scale_stage() {
 	local name=$1 out=$run/$1 rc k=ours
 	shift
 	rm -rf "$out"
-	"$RFC_HARNESS/bench/scale.sh" --kernels ours --results "$out" "$@" >"$run/$name.log" 2>&1
+	# make bench's settings (the environment of a make command line)
+	# are not the stage's
+	env -u SCALE_RUNS -u SCALE_MOUNTS -u SCALE_PRESSURE -u SCALE_TRANSPORT -u SCALE_SERVER_MEM \
+		"$RFC_HARNESS/bench/scale.sh" --kernels ours --results "$out" "$@" >"$run/$name.log" 2>&1
 	rc=$?
 	# over siw scale.sh names the server's folder ours-siw
 	[[ " $* " != *" --transport siw "* ]] || k=ours-siw

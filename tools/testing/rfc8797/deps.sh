@@ -77,8 +77,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 	done
 	msg "installing ${#missing[@]} packages: ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q >/dev/null
-	apt-get install -y -q --no-install-recommends "${missing[@]}" >"${TMPDIR:-/tmp}/rfc8797-apt.log" 2>&1 ||
+	# another apt or dpkg running: wait for it, up to 10 minutes
+	apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null
+	apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}" >"${TMPDIR:-/tmp}/rfc8797-apt.log" 2>&1 ||
 		{ tail -n 20 "${TMPDIR:-/tmp}/rfc8797-apt.log"; die "apt-get install failed"; }
 fi
 [ "$BASE_PKG_VERSION" = "$BASE_PIN" ] || msg "$(base_note)"

@@ -30,7 +30,7 @@
 # the folder DIR, merged into DIR/results.txt; default
 # $CACHE/fstests/ID/KERNEL-CODE-nfsVERS-TRANSPORT; CODE: a hash of the
 # prepared tree the kernel was built from, Documentation/ left out, and
-# of its configuration fragments, so that a result never outlives the
+# of its .config, so that a result never outlives the
 # code that gave it, and a changelog's edit does not throw the record
 # away), and a later run with that folder
 # skips what is recorded: a group finishes over several runs.  Guests are
@@ -44,7 +44,8 @@
 # test not run yet (budget); a failure that the expunge list
 # data/fstests/expunges/BASE/nfs_rdma/VERS/TRANSPORT.txt names ("generic/NNN #
 # reason", kdevops's layout) is an XFAIL, a listed test that passes
-# fails (the list is out of date).  Each guest's folder, with fstests'
+# fails (the list is out of date) unless the list calls it flaky, and a
+# hang always fails.  Each guest's folder, with fstests'
 # results folder, is kept in the record's folder.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -133,15 +134,16 @@ group_tests() {
 
 # code_id REV IMAGE: what names the kernel's code: every file of the
 # prepared tree at REV but Documentation/ (a changelog or a guide does
-# not change what runs), and the configuration fragments IMAGE was built
-# with (build.sh's .config.frag-sum beside it, when it has one)
+# not change what runs), the tree's uncommitted edits when REV is HEAD
+# (the build uses them), and the .config IMAGE was built with, where it
+# has one beside it
 code_id() {
 	{
 		# the top level's entries name every file below them
 		git -C "$TREE" ls-tree "$1" | grep -v $'\tDocumentation$'
 		[ "${PIPESTATUS[0]}" = 0 ] || return 1
-		# (the base's build has none: tree.sh base copies our .config)
-		cat "${2%/arch/*}/.config.frag-sum" 2>/dev/null || true
+		[ "$1" != HEAD ] || git -C "$TREE" diff HEAD -- . ':!Documentation' || return 1
+		grep -v '^#' "${2%/arch/*}/.config" 2>/dev/null || true
 	} | sha256sum | cut -c1-12
 	[ "${PIPESTATUS[0]}" = 0 ]
 }
@@ -268,6 +270,9 @@ cmd_run() {
 		case "$res" in
 		notrun) ktap_test_skip "$t" "not run: $reason" ;;
 		"") ktap_test_skip "$t" "no result yet (budget spent)" ;;
+		hang)
+			# never expected, whatever the list says of the test
+			ktap_test_fail "$t" "hang: $reason" ;;
 		*)
 			[ "$res" = pass ] && failure="" || failure="$res: $reason"
 			ktap_test_listed "$t" "$failure" "$(ktap_list_reason "$expunge" "$t")" "$expunge" ;;

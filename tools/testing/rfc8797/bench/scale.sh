@@ -60,7 +60,8 @@ done
 case "$transport" in
 rxe) tsuf="" ;;
 siw) tsuf=-siw
-	[ -z "$pressure" ] || die "--pressure runs over rxe only" ;;
+	[ -z "$pressure" ] || die "--pressure runs over rxe only"
+	[ -z "$mounts" ] || die "--mounts runs over rxe only" ;;
 *) die "--transport $transport: rxe or siw" ;;
 esac
 # --mounts "T:K[,K...]..." (SCALE_MOUNTS; guest/mounts-client.sh): what

@@ -5,7 +5,8 @@
 # guest (guest/interop-server.sh), then for each inline threshold T and
 # each nconnect K one NFSv4.2 mount with nconnect=K, its client set to
 # T both ways (rdma_max_inline_read and rdma_max_inline_write; the
-# server's own defaults are larger, so the connection negotiates T).
+# server's own defaults are 8 KiB, so the connection negotiates T up to
+# 8192).
 # Leaves DONE in the export at the end.
 #
 #   mounts-client.sh [--prefix NAME] T:K[,K...]...
@@ -24,7 +25,8 @@
 #                           server-to-client thresholds are T, where the
 #                           kernel reports them (sysfs xprt_info)
 #   PREFIX-T-K-released     the unmount worked
-# (and PREFIX-T-K-workload when writing or reading the file failed)
+# (and PREFIX-T-K-workload when writing or reading the file failed,
+# PREFIX-T-K-set when the client refused T)
 # and one line per T and K in /results/mounts.txt:
 #   inline=T nconnect=K xprts=X connects=C buffers=COUNT:OCTETS
 #   before: KEY=KiB... held: KEY=KiB... after: KEY=KiB...
@@ -71,8 +73,10 @@ connects() {
 # one T K: see above
 one() {
 	local t=$1 k=$2 name=$prefix-$1-$2 before held after x c buf c2s s2c
-	echo "$t" >"$SYS/rdma_max_inline_read"
-	echo "$t" >"$SYS/rdma_max_inline_write"
+	if ! { echo "$t" >"$SYS/rdma_max_inline_read" && echo "$t" >"$SYS/rdma_max_inline_write"; }; then
+		fail "$name-set" "the client refused rdma_max_inline_read or _write = $t"
+		return
+	fi
 	mem before
 	kmalloc_mark "$t" || log "$name: no kmalloc tracing"
 	if ! mount_nfs 4.2 "$MNT" "nconnect=$k"; then

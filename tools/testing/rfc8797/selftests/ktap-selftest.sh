@@ -243,10 +243,13 @@ ktap_test_listed d "FAIL: z" ""
 ktap_test_listed e "" "upstream, flaky: now and then" L
 ktap_test_listed f "FAIL: w" "upstream, flaky: now and then" L
 ktap_test_listed g "" "upstream: flaky named later is no flag" L
+ktap_test_listed h "" "ours, flaky: never a category of a list" L
 ktap_finished' >/dev/null
 expect "ktap_test_listed: pass, stale line, listed failure, new failure, flaky pass and failure" \
-	"ok listed: a|not ok listed: b # passes, but L lists it: stale reason|ok listed: c # XFAIL known (FAIL: x  y)|not ok listed: d # FAIL: z|ok listed: e (listed as flaky, passed this time)|ok listed: f # XFAIL upstream, flaky: now and then (FAIL: w)|not ok listed: g # passes, but L lists it: upstream: flaky named later is no flag" \
+	"ok listed: a|not ok listed: b # passes, but L lists it: stale reason|ok listed: c # XFAIL known (FAIL: x  y)|not ok listed: d # FAIL: z|ok listed: e|ok listed: f # XFAIL upstream, flaky: now and then (FAIL: w)|not ok listed: g # passes, but L lists it: upstream: flaky named later is no flag|not ok listed: h # passes, but L lists it: ours, flaky: never a category of a list" \
 	"$(flat "$f")"
+expect "check.sh: a flaky pass counts as passed, and says so" "2 passed, 4 failed|1" \
+	"$(imported "$f" listed | grep -o '[0-9]* passed, [0-9]* failed')|$(grep -c '^ *# e: listed as flaky, passed this time$' "$f")"
 f=$tmp/died.ktap
 fixture "$f" died 'ktap_begin died; pass a; kill -9 $$' >/dev/null
 expect "check.sh: a test that died is a failure" "exit 1 1 passed, 1 failed" \
