@@ -113,10 +113,11 @@ GIBS = (1, 16, 256)
 RECV_BATCH = 7
 
 
-def lines_of(path):
-    """FILE's scale.txt lines, none when it cannot be read"""
+def lines_of(path, first="type="):
+    """FILE's result lines (scale.txt's, or those that start with
+    first), none when it cannot be read"""
     try:
-        return [l.strip() for l in open(path) if l.startswith("type=")]
+        return [l.strip() for l in open(path) if l.startswith(first)]
     except OSError:
         return []
 
@@ -192,10 +193,7 @@ def mounts(args):
     print("|---|---:|---:|---:|---:|---:|---:|---|---:|")
     for arg in args:
         kernel, _, path = arg.partition("=")
-        try:
-            lines = [l.strip() for l in open(path) if l.startswith("inline=")]
-        except OSError:
-            lines = []
+        lines = lines_of(path, "inline=")
         if not lines:
             print(f"| {kernel} | no results in {path} | | | | | | | |")
             rc = 1

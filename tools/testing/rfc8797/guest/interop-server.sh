@@ -120,12 +120,10 @@ request() {
 		return ;;
 	meminfo)
 		. "$(dirname "$0")/lib.sh"	# RDMA_PORT
+		. "$(dirname "$0")/lib-counters.sh"	# meminfo_kib
 		local c
-		sync
-		echo 3 >/proc/sys/vm/drop_caches
 		c=$(rdma res show cm_id 2>/dev/null | grep -v LISTEN | grep -c ":$RDMA_PORT\b")
-		echo "meminfo $(awk '$1 ~ /^(MemAvailable|Slab|SUnreclaim|VmallocUsed|PageTables|Percpu):$/ {
-			sub(":", "", $1); printf "%s=%s ", $1, $2 }' /proc/meminfo)max_req_size=$(cat $SYS/max_req_size) conns=$c"
+		echo "meminfo $(meminfo_kib) max_req_size=$(cat $SYS/max_req_size) conns=$c"
 		return ;;
 	counters)
 		# lib-counters.sh alone (cpu_counts, link_counts): sourcing

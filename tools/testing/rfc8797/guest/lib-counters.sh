@@ -5,6 +5,17 @@
 # bench, the captures and the interoperability matrix use.  Sourced
 # after lib.sh by those scripts; sourcing only defines.
 
+# meminfo_kib: this guest's memory after dropping its caches, as
+# "KEY=KiB ..." (MemAvailable, Slab, SUnreclaim, VmallocUsed, PageTables
+# and Percpu of /proc/meminfo), what the scale runs compare before,
+# while and after connections or mounts are held
+meminfo_kib() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	awk '$1 ~ /^(MemAvailable|Slab|SUnreclaim|VmallocUsed|PageTables|Percpu):$/ {
+		sub(":", "", $1); printf "%s%s=%s", sep, $1, $2; sep = " " }' /proc/meminfo
+}
+
 # RDMA queue memory: rxe and siw allocate the rings of their queues (Send
 # and Receive Queues, completion queues) with vmalloc_user, which
 # /proc/vmallocinfo lists one area each, with its size (a guard page

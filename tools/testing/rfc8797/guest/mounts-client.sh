@@ -48,26 +48,12 @@ wait_server
 echo 16384 >/sys/kernel/tracing/buffer_size_kb 2>/dev/null
 MNT=/mnt/mounts
 
-# mem VAR: this guest's memory, after dropping its caches
-mem() {
-	local a
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	a=$(awk '$1 ~ /^(MemAvailable|Slab|SUnreclaim|VmallocUsed|PageTables|Percpu):$/ {
-		sub(":", "", $1); printf "%s=%s ", $1, $2 }' /proc/meminfo)
-	printf -v "$1" '%s' "${a% }"
-}
-
-# xprt_lines: the rdma transports of the mount (mountstats' xprt lines)
-xprt_lines() {
+# xprt_counts: "X C", the rdma transports of the mount (mountstats'
+# xprt lines) and the connections they made (their field 5)
+xprt_counts() {
 	awk -v m=" $MNT " '/^device / { cur = index($0, "mounted on" m) > 0 }
-		cur && $1 == "xprt:" && $2 == "rdma" { n++ } END { print n + 0 }' /proc/self/mountstats
-}
-
-# connects: connections made by all of them (mountstats, field 5)
-connects() {
-	awk -v m=" $MNT " '/^device / { cur = index($0, "mounted on" m) > 0 }
-		cur && $1 == "xprt:" && $2 == "rdma" { n += $5 } END { print n + 0 }' /proc/self/mountstats
+		cur && $1 == "xprt:" && $2 == "rdma" { n++; c += $5 }
+		END { print n + 0, c + 0 }' /proc/self/mountstats
 }
 
 # one T K: see above
@@ -77,7 +63,7 @@ one() {
 		fail "$name-set" "the client refused rdma_max_inline_read or _write = $t"
 		return
 	fi
-	mem before
+	before=$(meminfo_kib)
 	kmalloc_mark "$t" || log "$name: no kmalloc tracing"
 	if ! mount_nfs 4.2 "$MNT" "nconnect=$k"; then
 		fail "$name-mounted" "mount -o nconnect=$k failed"
@@ -88,7 +74,7 @@ one() {
 			--ioengine=libaio --runtime=10 --time_based --output=/dev/null; }; then
 		fail "$name-workload" "writing or reading $MNT/f failed"
 	fi
-	x=$(xprt_lines) c=$(connects)
+	read -r x c < <(xprt_counts)
 	if [ "$x" = "$k" ] && [ "$c" -ge "$k" ]; then
 		pass "$name-mounted"
 	else
@@ -107,14 +93,14 @@ one() {
 	fi
 	buf=$(kmalloc_count 'rpcrdma_[a-z_]*' "$t")
 	rm -f "$MNT/f"
-	mem held
+	held=$(meminfo_kib)
 	if umount_nfs "$MNT"; then
 		pass "$name-released"
 	else
 		fail "$name-released" "umount failed"
 	fi
 	sleep 2
-	mem after
+	after=$(meminfo_kib)
 	echo "inline=$t nconnect=$k xprts=$x connects=$c buffers=${buf/ /:} before: $before held: $held after: $after" |
 		tee -a /results/mounts.txt
 }
