@@ -4,7 +4,7 @@
 # server and one NFS client over soft-RoCE, each booting our kernel or
 # Debian's stock one.
 #
-#   two-guest.sh [--results DIR] [--timeout SEC] [--dump] [--client SCRIPT] [--server SCRIPT] [--count SERVER_ARGS CLIENT_ARGS] [--server-mem MB] SERVER_KERNEL CLIENT_KERNEL [--server-args "..."] [CLIENT ARGS...]
+#   two-guest.sh [--results DIR] [--timeout SEC] [--dump] [--client SCRIPT] [--server SCRIPT] [--count SERVER_ARGS CLIENT_ARGS] [--server-mem MB] [--server-append ARGS] SERVER_KERNEL CLIENT_KERNEL [--server-args "..."] [CLIENT ARGS...]
 #   e.g. two-guest.sh stock ours --prefix ours-vs-stock 3 4.2
 #
 # --dump writes every frame between the two guests to DIR/link.pcap
@@ -18,6 +18,8 @@
 # both guests' instructions (guest.sh --count, with these insn-count
 # plugin arguments: make bench BENCH=cost).  --server-mem gives the
 # server guest MB of memory (guest.sh --mem; default its 2048).
+# --server-append adds ARGS to the server kernel's command line
+# (guest.sh --append), e.g. slab_nomerge for scale.sh --slab.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 resolve_base || exit 1	# once, for both guests
@@ -33,7 +35,7 @@ export RFC8797_TCG_THREAD=${RFC8797_TCG_THREAD:-single}
 usage() { sed -n '7,8s/^#   //p' "$0"; }
 results=$CACHE/runs/interop-$(date +%Y%m%d-%H%M%S)-$$ ctimeout=800 dump=0
 client=$RFC_HARNESS/guest/interop-client.sh server=$RFC_HARNESS/guest/interop-server.sh
-scount=() ccount=() smem=()
+scount=() ccount=() smem=() sappend=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--results) results=$2; shift 2 ;;
@@ -43,6 +45,7 @@ while [ $# -gt 0 ]; do
 	--server) server=$(realpath "$2"); shift 2 ;;
 	--count) scount=(--count "$2") ccount=(--count "$3"); shift 3 ;;
 	--server-mem) smem=(--mem "$2"); shift 2 ;;
+	--server-append) sappend=(--append "$2"); shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	--*) usage >&2; die "unknown option $1" ;;
 	*) break ;;
@@ -63,7 +66,7 @@ rm -f "$sock" "$results"/*.exit "$results"/*.stopped
 # shellcheck disable=SC2086
 "$RFC_HARNESS/guest.sh" --quiet --kernel "$skern" --name server --results "$results/server" \
 	--net "unix:$sock:server" --mac 52:54:00:12:34:01 --timeout $((ctimeout + 100)) "${dumpargs[@]}" "${scount[@]}" \
-	"${smem[@]}" "$server" $sargs &
+	"${smem[@]}" "${sappend[@]}" "$server" $sargs &
 spid=$!
 slowwait 60 test -S "$sock"
 "$RFC_HARNESS/guest.sh" --quiet --kernel "$ckern" --name client --results "$results/client" \

@@ -6,6 +6,7 @@
     scale.py --plot PNG KERNEL=FILE...
     scale.py --mounts KERNEL=FILE...
     scale.py --check-recv FILE
+    scale.py --slab TYPE-N KERNEL=FOLDER...
 
 Each FILE is a scale-client.sh /results/scale.txt from a run against a
 server booting KERNEL.  Its lines:
@@ -43,6 +44,14 @@ while it was mounted and had done its I/O, the same per transport, the
 Slab part, the client's buffers of T octets (count and KiB) and what
 had not come back after the unmount; exit status 1 when a FILE has no
 line.
+
+--slab reads the server's /proc/slabinfo before and while TYPE-N was
+held (FOLDER/TYPE-N-before and -held: its results' slabinfo/, kept by
+interop-server.sh's "meminfo TAG") for each KERNEL: per slab cache, the
+KiB of its slabs per connection, and each kernel's difference from the
+first; caches of at least 0.5 KiB per connection on one kernel, largest
+first, then all caches.  Boot the server with slab_nomerge (scale.sh
+--slab) to see each cache under its own name.
 
 --check-recv prints KTAP instead, a result per line of FILE: svcrdma
 allocated N * (2 * max_requests + 7) Receive buffers (svc_rdma_post_recvs:
@@ -210,9 +219,58 @@ def mounts(args):
     return rc
 
 
+def slabinfo(path):
+    """/proc/slabinfo as {cache: KiB of its slabs}"""
+    caches = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            w = line.split()
+            # name active num objsize objperslab pagesperslab : tunables
+            # ... : slabdata active_slabs num_slabs sharedavail
+            if len(w) < 16 or w[0].startswith("#") or w[-4] != "slabdata":
+                continue
+            caches[w[0]] = int(w[-2]) * int(w[5]) * 4
+    return caches
+
+
+def slab(args):
+    """--slab: each cache's KiB per connection while TYPE-N was held"""
+    spec, args = args[0], args[1:]
+    cols, per_cache = [], {}
+    for arg in args:
+        kernel, _, folder = arg.partition("=")
+        try:
+            a = slabinfo(f"{folder}/{spec}-before")
+            b = slabinfo(f"{folder}/{spec}-held")
+        except OSError as e:
+            print(f"{kernel}: {e}", file=sys.stderr)
+            return 1
+        n = int(spec.rsplit("-", 1)[1])
+        cols.append(kernel)
+        for cache in set(a) | set(b):
+            per_cache.setdefault(cache, {})[kernel] = (b.get(cache, 0) - a.get(cache, 0)) / n
+    first = cols[0]
+    rows = [(c, v) for c, v in per_cache.items()
+            if any(abs(v.get(k, 0)) >= 0.5 for k in cols)]
+    rows.sort(key=lambda r: -max(abs(r[1].get(k, 0)) for k in cols))
+    diff = [f"{k} - {first}" for k in cols[1:]]
+    print(f"| cache ({spec}: KiB of slabs per connection) | " + " | ".join(cols + diff) + " |")
+    print("|---|" + "---:|" * (len(cols) + len(diff)))
+    for cache, v in rows:
+        vals = [f"{v.get(k, 0):.1f}" for k in cols]
+        vals += [f"{v.get(k, 0) - v.get(first, 0):+.1f}" for k in cols[1:]]
+        print(f"| {cache} | " + " | ".join(vals) + " |")
+    tot = {k: sum(v.get(k, 0) for v in per_cache.values()) for k in cols}
+    print("| all caches | " + " | ".join(f"{tot[k]:.1f}" for k in cols)
+          + "".join(f" | {tot[k] - tot[first]:+.1f}" for k in cols[1:]) + " |")
+    return 0
+
+
 def main(args):
     if args[:1] == ["--check-recv"] and len(args) == 2:
         return check_recv(args[1])
+    if args[:1] == ["--slab"] and len(args) > 2:
+        return slab(args[1:])
     if args[:1] == ["--mounts"]:
         return mounts(args[1:])
     png = None

@@ -8,7 +8,7 @@
 # close; then bench/scale.py's table and least-squares fit.
 #
 #   scale.sh [--kernels "ours base"] [--timeout SEC] [--server-mem MB]
-#            [--transport rxe|siw] [TYPE:N[,N...]...]
+#            [--transport rxe|siw] [--slab] [TYPE:N[,N...]...]
 #   scale.sh [--kernels ...] [--timeout SEC] [--server-mem MB] --pressure TYPE:MAX
 #
 #   scale.sh [--kernels ...] [--timeout SEC] --mounts "T:K[,K...]..."
@@ -23,6 +23,12 @@
 # 8 KiB each connection takes some 3 MiB of the server's memory.
 # --transport (SCALE_TRANSPORT, default rxe) is both guests'; the
 # table's server column then reads KERNEL-siw.
+# --slab boots the server with slab_nomerge, so that /proc/slabinfo
+# names every cache on its own, and adds slab.md: for each TYPE at its
+# largest N, each cache's KiB per connection on each kernel and the
+# difference from the first (scale.py --slab).  --kernels debug runs
+# on the debug kernel, whose kmemleak must find nothing of the RPC/RDMA
+# code once every connection has closed (scale-client.sh).
 # Results: $CACHE/bench/scale-DATE/ (KERNEL/ the guests' folders,
 # table.md, and its plot scale.png); exit status 0 when every run passed and the table has a
 # line for each.
@@ -41,7 +47,7 @@ set -uo pipefail
 resolve_base || exit 1
 check_inject
 kernels="ours base" timeout=1800 smem=${SCALE_SERVER_MEM:-2048} pressure=${SCALE_PRESSURE:-} transport=${SCALE_TRANSPORT:-rxe} out=""
-mounts=${SCALE_MOUNTS:-}
+mounts=${SCALE_MOUNTS:-} sappend=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernels) kernels=$2; shift 2 ;;
@@ -50,6 +56,7 @@ while [ $# -gt 0 ]; do
 	--pressure) pressure=$2; shift 2 ;;
 	--mounts) mounts=$2; shift 2 ;;
 	--transport) transport=$2; shift 2 ;;
+	--slab) sappend=(--server-append slab_nomerge); shift ;;
 	--results) out=$2; shift 2 ;;
 	--*) die "unknown option $1" ;;
 	*) break ;;
@@ -112,7 +119,7 @@ for k in $kernels; do
 	# the server waits for the client as long as the client may run
 	# (interop-server.sh's own limit is 600 s), without tracing
 	"$RFC_HARNESS/two-guest.sh" --results "$out/$k$tsuf" --timeout "$timeout" --server-mem "$smem" \
-		--client "$RFC_HARNESS/guest/scale-client.sh" "$k" ours \
+		"${sappend[@]}" --client "$RFC_HARNESS/guest/scale-client.sh" "$k" ours \
 		--server-args "--no-trace --wait $((timeout + 60)) --transport $transport" \
 		--prefix "scale-$k$tsuf" --transport "$transport" "$@" >"$out/$k$tsuf.log" 2>&1 || rc=1
 	grep -E '^ *(not )?ok ' "$out/$k$tsuf/client/tests.ktap" 2>/dev/null | sed "s/^ */[$k$tsuf] /"
@@ -120,5 +127,15 @@ for k in $kernels; do
 done
 /usr/bin/python3 "$RFC_HARNESS/bench/scale.py" --plot "$out/scale.png" "${files[@]}" >"$out/table.md" || rc=1
 cat "$out/table.md"
+if [ ${#sappend[@]} -gt 0 ]; then
+	for spec in "$@"; do
+		last=${spec##*[:,]}
+		slabs=()
+		for k in $kernels; do slabs+=("$k$tsuf=$out/$k$tsuf/server/slabinfo"); done
+		/usr/bin/python3 "$RFC_HARNESS/bench/scale.py" --slab "${spec%%:*}-$last" "${slabs[@]}" || rc=1
+		echo
+	done >"$out/slab.md"
+	cat "$out/slab.md"
+fi
 msg "scale: $out"
 exit $rc

@@ -30,14 +30,20 @@
 #   mem SIZE           "mem recv=N:OCTETS send=N:OCTETS max_requests=M":
 #                      the Receive and Send buffers of SIZE octets svcrdma
 #                      allocated since the mark (lib-nfs.sh kmalloc_*)
-#   meminfo            "meminfo MemAvailable=KiB Slab=KiB SUnreclaim=KiB
+#   meminfo [TAG]      "meminfo MemAvailable=KiB Slab=KiB SUnreclaim=KiB
 #                      VmallocUsed=KiB PageTables=KiB Percpu=KiB
 #                      max_req_size=N conns=N" from /proc/meminfo after
 #                      dropping the page cache, dentries and inodes, the
 #                      server's max_req_size, and its RDMA-CM IDs on the
 #                      NFS/RDMA port but the listener, whatever their
 #                      state (rdma res show cm_id: any kernel): make
-#                      bench BENCH=scale (scale-client.sh)
+#                      bench BENCH=scale (scale-client.sh); with TAG
+#                      (a-z, 0-9, ".", "-"), /proc/slabinfo of that moment
+#                      in /results/slabinfo/TAG (scale.py --slab)
+#   kmemleak           "kmemleak ALL OURS": a kmemleak scan's unreferenced
+#                      objects, all and the RPC/RDMA code's (lib-results.sh
+#                      kmemleak_scan; its report in /results/kmemleak.txt),
+#                      "kmemleak na" on a kernel without kmemleak
 #   counters           "counters send_inv=A send_plain=B SQ=S" as in a
 #                      snapshot, once they have stopped moving (svcrdma
 #                      counts a Send when it completes, a little after
@@ -118,12 +124,24 @@ request() {
 		echo "mem recv=$1:$2 send=$3:$4 max_requests=$(cat $SYS/max_requests) size=$size" \
 			"queues=$(qmem_count) sq_depth=$(field sq_depth "$l" na)"
 		return ;;
-	meminfo)
+	meminfo | "meminfo "*)
 		. "$(dirname "$0")/lib.sh"	# RDMA_PORT
 		. "$(dirname "$0")/lib-counters.sh"	# meminfo_kib
-		local c
+		local c m tag=${1#meminfo}
 		c=$(rdma res show cm_id 2>/dev/null | grep -v LISTEN | grep -c ":$RDMA_PORT\b")
-		echo "meminfo $(meminfo_kib) max_req_size=$(cat $SYS/max_req_size) conns=$c"
+		m=$(meminfo_kib)
+		tag=${tag# }
+		if [[ "$tag" =~ ^[a-z0-9][a-z0-9.-]*$ ]]; then
+			mkdir -p /results/slabinfo
+			cat /proc/slabinfo >"/results/slabinfo/$tag" 2>/dev/null
+		fi
+		echo "meminfo $m max_req_size=$(cat $SYS/max_req_size) conns=$c"
+		return ;;
+	kmemleak)
+		. "$(dirname "$0")/lib.sh"	# kmemleak_scan
+		local k
+		k=$(kmemleak_scan /results/kmemleak.txt) || k=na
+		echo "kmemleak $k"
 		return ;;
 	counters)
 		# lib-counters.sh alone (cpu_counts, link_counts): sourcing

@@ -93,14 +93,14 @@ wait_server() {
 		log "the server guest's rpcbind did not answer in 240 s"
 }
 
-# server_ask LINE: the server guest's answer to the request LINE (its
-# listener may still be starting: connects within 30 s); fails without
-# an answer
+# server_ask LINE [SEC]: the server guest's answer to the request LINE
+# (its listener may still be starting: connects within 30 s), within SEC
+# s (default 90); fails without an answer
 server_ask() {
 	local ans=""
 	SLOWWAIT_INTERVAL=1 slowwait 30 snap_connect || return 1
 	echo "$1" >&3
-	read -t 90 -r ans <&3
+	read -t "${2:-90}" -r ans <&3
 	exec 3<&-
 	echo "$ans"
 	[ -n "$ans" ]
@@ -108,13 +108,14 @@ server_ask() {
 # snap_connect: fd 3 connected to the server guest's request listener
 snap_connect() { { exec 3<>"/dev/tcp/$SERVER_ADDR/$SNAP_PORT"; } 2>/dev/null; }
 
-# server_meminfo VAR: sets VAR to the server guest's answer to
+# server_meminfo VAR [TAG]: sets VAR to the server guest's answer to
 # "meminfo" (interop-server.sh: "KEY=KiB ...") without its word
 # "meminfo", its max_req_size=N and conns=N; CONNS to the connections it
-# counted, MAX_REQ to its max_req_size
+# counted, MAX_REQ to its max_req_size.  With TAG, the server keeps its
+# /proc/slabinfo of that moment as slabinfo/TAG in its results.
 server_meminfo() {
 	local a
-	a=$(server_ask meminfo) || a="meminfo max_req_size=na conns=na"
+	a=$(server_ask "meminfo${2:+ $2}") || a="meminfo max_req_size=na conns=na"
 	CONNS=$(field conns "$a" na)
 	# shellcheck disable=SC2034	# the caller's
 	MAX_REQ=$(field max_req_size "$a" 4096)

@@ -30,6 +30,11 @@
 #   PREFIX-TYPE-N-connected  every peer was accepted and got its reply
 #   PREFIX-TYPE-N-listed     the server counted N connections meanwhile
 #   PREFIX-TYPE-N-released   it counted none after they closed
+#   PREFIX-kmemleak          a kmemleak server kernel (the debug kernel)
+#                            finds no object of the RPC/RDMA code
+#                            unreferenced once all have closed
+# The server keeps its /proc/slabinfo before and while each TYPE-N is
+# held (slabinfo/TYPE-N-before, -held: scale.py --slab).
 # and one line per TYPE and N in /results/scale.txt:
 #   type=T n=N connected=C seconds=SECS recv=COUNT:OCTETS send=COUNT:OCTETS
 #   max_requests=M size=S
@@ -80,11 +85,11 @@ one() {
 	name=$prefix-$type-$n
 	server_lists 0 || log "$name: the server still counts $CONNS connections"
 	server_ask "mem-mark $size" >/dev/null
-	server_meminfo before
+	server_meminfo before "$type-$n-before"
 	peers "$n" "$hex"
 	ok=$(grep -c '^rpc-reply xid=.* proc=' $OUT/peers.out)
 	mem=$(server_ask "mem $size") || mem="mem na"
-	server_meminfo held
+	server_meminfo held "$type-$n-held"
 	secs=$(sed -n 's/^count connected=[0-9]* .*seconds=\([0-9.]*\)$/\1/p' $OUT/peers.out)
 	if [ "$ok" = "$n" ] && grep -q "^count connected=$n seconds=" $OUT/peers.out; then
 		pass "$name-connected"
@@ -132,6 +137,15 @@ for spec in "$@"; do
 		one "$type" "$n" "$size" "$hex"
 	done
 done
+
+# every connection closed: on a kmemleak kernel (--kernels debug) no
+# object the RPC/RDMA code allocated may be left unreferenced
+leaks=$(server_ask kmemleak 600) || leaks="kmemleak none"
+case "$leaks" in
+"kmemleak na") log "the server's kernel has no kmemleak" ;;
+"kmemleak "[0-9]*" 0") pass "$prefix-kmemleak"; log "kmemleak: ${leaks#kmemleak } (all, ours)" ;;
+*) fail "$prefix-kmemleak" "the server's answer: '$leaks' (all, the RPC/RDMA code's; its results' kmemleak.txt)" ;;
+esac
 
 # the server's signal to end: DONE in the export, over an NFS mount
 mount_nfs 4.2 /mnt/done && { touch /mnt/done/DONE; umount_nfs /mnt/done; }

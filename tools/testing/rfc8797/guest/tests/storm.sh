@@ -183,17 +183,13 @@ SLOWWAIT_INTERVAL=0.5 slowwait $((30 * slow)) nothing_leaked && pass storm-no-le
 	fail storm-no-leaked-rdma-resources "still held after umount:$leaked ($(rdma resource show 2>&1 | tr -s ' '))"
 log "resources after umount: $(rdma resource show 2>&1 | tr -s ' ')"
 
-if [ -e /sys/kernel/debug/kmemleak ]; then
-	echo scan >/sys/kernel/debug/kmemleak
-	sleep 5
-	echo scan >/sys/kernel/debug/kmemleak
-	cat /sys/kernel/debug/kmemleak >/results/kmemleak.txt
-	if grep -qE 'rpcrdma|svc_rdma|xprt_rdma|frwr|rxe_|siw_|ib_|rdma_|sunrpc|svc_|xprt|nfs' /results/kmemleak.txt; then
-		fail storm-kmemleak "leaks from the RPC/RDMA code, see /results/kmemleak.txt"
-	else
+if leaks=$(kmemleak_scan /results/kmemleak.txt); then
+	if [ "${leaks#* }" = 0 ]; then
 		pass storm-kmemleak
+	else
+		fail storm-kmemleak "${leaks#* } leaks from the RPC/RDMA code, see /results/kmemleak.txt"
 	fi
-	log "kmemleak: $(grep -c unreferenced /results/kmemleak.txt) unreferenced objects in all"
+	log "kmemleak: ${leaks% *} unreferenced objects in all"
 fi
 check_dmesg storm-dmesg-clean
 ktap_finished
