@@ -6,7 +6,8 @@
 # than asked (shown, left out of the fit), what fits in 1, 16 and 256
 # GiB, the seconds shown as information, a missing file, the plot
 # (--plot: a PNG, and the same table), and the client's table (--mounts:
-# per mount, per transport, kept; a missing file).  Prints KTAP on
+# per mount, per transport, kept; a missing file), and each slab
+# cache's growth per connection (--slab).  Prints KTAP on
 # stdout.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
@@ -14,7 +15,7 @@ harness_env || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ktap_print_header
-ktap_set_plan 12
+ktap_set_plan 13
 
 # line TYPE N MADE USED_KIB: a scale.txt line whose server lost USED_KIB
 # of MemAvailable while the N connections (MADE of them made) were held,
@@ -92,5 +93,27 @@ is "check-recv: N * (2 * max_requests + 7) buffers of the size passes" "$(head -
 is "check-recv: fewer buffers fail, and the exit status says so" "rc $rc: $(grep 'not ok' "$tmp/recv.ktap")" \
 	test "$rc" = 1 -a "$(grep -c '^not ok' "$tmp/recv.ktap")" = 1 -a \
 	-n "$(grep -x 'not ok 4 ours at N=1000: 263000 Receive buffers of 8192 octets # got 157800, 1292697600 octets' "$tmp/recv.ktap")"
+# --slab: slabinfo lines (name, objects, objsize, objects and pages a
+# slab, ..., slabdata ACTIVE NUM 0); at 10 connections ours grew
+# buf_5k by 12 slabs of 8 pages (38.4 KiB a connection), the base
+# kmalloc-4k by 9 (28.8); dentry moved by under 0.5 KiB a connection
+slab() {
+	echo "slabinfo - version: 2.1"
+	echo "# name <active_objs> <num_objs> <objsize> <objperslab> <pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : slabdata <active_slabs> <num_slabs> <sharedavail>"
+	echo "$1 0 0 $2 6 8 : tunables 0 0 0 : slabdata $3 $3 0"
+	echo "dentry 0 0 192 21 1 : tunables 0 0 0 : slabdata $4 $4 0"
+}
+mkdir -p "$tmp/ours" "$tmp/base"
+slab svcrdma_buf_5k 5120 2 10 >"$tmp/ours/stock-10-before"
+slab svcrdma_buf_5k 5120 14 11 >"$tmp/ours/stock-10-held"
+slab kmalloc-4k 4096 1 10 >"$tmp/base/stock-10-before"
+slab kmalloc-4k 4096 10 10 >"$tmp/base/stock-10-held"
+/usr/bin/python3 "$RFC_HARNESS/bench/scale.py" --slab stock-10 ours="$tmp/ours" base="$tmp/base" >"$tmp/slab.md"
+rc=$?
+is "--slab: each cache's KiB per connection, the difference, all caches" "rc $rc: $(tr '\n' ' ' <"$tmp/slab.md")" \
+	test "$rc" = 0 -a -n "$(grep -xF '| svcrdma_buf_5k | 38.4 | 0.0 | -38.4 |' "$tmp/slab.md")" \
+	-a -n "$(grep -xF '| kmalloc-4k | 0.0 | 28.8 | +28.8 |' "$tmp/slab.md")" \
+	-a -n "$(grep -xF '| all caches | 38.8 | 28.8 | -10.0 |' "$tmp/slab.md")" \
+	-a -z "$(grep -F '| dentry |' "$tmp/slab.md")"
 ktap_print_totals
 ktap_ok

@@ -23,7 +23,7 @@
 # 8 KiB each connection takes some 3 MiB of the server's memory.
 # --transport (SCALE_TRANSPORT, default rxe) is both guests'; the
 # table's server column then reads KERNEL-siw.
-# --slab boots the server with slab_nomerge, so that /proc/slabinfo
+# --slab (SCALE_SLAB=1) boots the server with slab_nomerge, so that /proc/slabinfo
 # names every cache on its own, and adds slab.md: for each TYPE at its
 # largest N, each cache's KiB per connection on each kernel and the
 # difference from the first (scale.py --slab).  --kernels debug runs
@@ -48,6 +48,7 @@ resolve_base || exit 1
 check_inject
 kernels="ours base" timeout=1800 smem=${SCALE_SERVER_MEM:-2048} pressure=${SCALE_PRESSURE:-} transport=${SCALE_TRANSPORT:-rxe} out=""
 mounts=${SCALE_MOUNTS:-} sappend=()
+[ -z "${SCALE_SLAB:-}" ] || sappend=(--server-append slab_nomerge)
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernels) kernels=$2; shift 2 ;;
