@@ -345,10 +345,12 @@ copyright() {
 		sed -E 's/^ \*( {0,6})?//; s/^$/./; s/^/ /; s/^ $/ ./'
 }
 
-# c_string TEXT: TEXT as a C string literal (a subject may quote words)
+# c_string TEXT: TEXT as a C string literal (a subject may quote words;
+# "?" escaped too, so that no "??=" reads as a trigraph)
 c_string() {
 	local t=${1//\\/\\\\}
-	printf '"%s"' "${t//\"/\\\"}"
+	t=${t//\"/\\\"}
+	printf '"%s"' "${t//\?/\\?}"
 }
 
 # modinfo_compiles FILE LEFT: the generated rfc8797_dkms.c compiles with
@@ -366,8 +368,11 @@ modinfo_compiles() {
 		cat "$file"
 		echo 'int main(void) { (void)version; (void)rfc8797_series; fputs(rfc8797_left_out, stdout); return 0; }'
 	} >"$dir/t.c"
-	gcc -Wall -Werror -I"$dir" -o "$dir/t" "$dir/t.c" 2>"$dir/err" ||
-		die "the generated $(basename "$file") does not compile: $(grep -m 1 error "$dir/err")"
+	if ! gcc -Wall -Werror -I"$dir" -o "$dir/t" "$dir/t.c" >"$dir/err" 2>&1; then
+		got=$(grep -m 1 error "$dir/err" || head -n 1 "$dir/err")
+		rm -rf "$dir"
+		die "the generated $(basename "$file") does not compile: $got"
+	fi
 	got=$("$dir/t")
 	rm -rf "$dir"
 	[ "$got" = "$want" ] || die "rfc8797_left_out reads '$got', not '$want'"

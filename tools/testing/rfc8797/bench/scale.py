@@ -236,6 +236,9 @@ def slabinfo(path):
 def slab(args):
     """--slab: each cache's KiB per connection while TYPE-N was held"""
     spec, args = args[0], args[1:]
+    if not re.fullmatch(r"[a-z0-9]+-[1-9][0-9]*", spec):
+        print(f"--slab {spec}: TYPE-N", file=sys.stderr)
+        return 1
     cols, per_cache = [], {}
     for arg in args:
         kernel, _, folder = arg.partition("=")
@@ -252,7 +255,7 @@ def slab(args):
     first = cols[0]
     rows = [(c, v) for c, v in per_cache.items()
             if any(abs(v.get(k, 0)) >= 0.5 for k in cols)]
-    rows.sort(key=lambda r: -max(abs(r[1].get(k, 0)) for k in cols))
+    rows.sort(key=lambda r: (-max(abs(r[1].get(k, 0)) for k in cols), r[0]))
     diff = [f"{k} - {first}" for k in cols[1:]]
     print(f"| cache ({spec}: KiB of slabs per connection) | " + " | ".join(cols + diff) + " |")
     print("|---|" + "---:|" * (len(cols) + len(diff)))

@@ -48,7 +48,7 @@ resolve_base || exit 1
 check_inject
 kernels="ours base" timeout=1800 smem=${SCALE_SERVER_MEM:-2048} pressure=${SCALE_PRESSURE:-} transport=${SCALE_TRANSPORT:-rxe} out=""
 mounts=${SCALE_MOUNTS:-} sappend=()
-[ -z "${SCALE_SLAB:-}" ] || sappend=(--server-append slab_nomerge)
+[ "${SCALE_SLAB:-0}" = 0 ] || sappend=(--server-append slab_nomerge)
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernels) kernels=$2; shift 2 ;;
@@ -130,7 +130,8 @@ done
 cat "$out/table.md"
 if [ ${#sappend[@]} -gt 0 ]; then
 	for spec in "$@"; do
-		last=${spec##*[:,]}
+		# the largest N of the spec
+		last=$(tr ',' '\n' <<<"${spec#*:}" | sort -n | tail -n 1)
 		slabs=()
 		for k in $kernels; do slabs+=("$k$tsuf=$out/$k$tsuf/server/slabinfo"); done
 		/usr/bin/python3 "$RFC_HARNESS/bench/scale.py" --slab "${spec%%:*}-$last" "${slabs[@]}" || rc=1

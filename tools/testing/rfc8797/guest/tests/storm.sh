@@ -187,7 +187,7 @@ if leaks=$(kmemleak_scan /results/kmemleak.txt); then
 	if [ "${leaks#* }" = 0 ]; then
 		pass storm-kmemleak
 	else
-		fail storm-kmemleak "${leaks#* } leaks from the RPC/RDMA code, see /results/kmemleak.txt"
+		fail storm-kmemleak "leaks from the RPC/RDMA code: ${leaks#* } (see /results/kmemleak.txt; off: kmemleak turned itself off)"
 	fi
 	log "kmemleak: ${leaks% *} unreferenced objects in all"
 fi
