@@ -30,7 +30,8 @@
 # the folder DIR, merged into DIR/results.txt; default
 # $CACHE/fstests/ID/KERNEL-CODE-nfsVERS-TRANSPORT; CODE: a hash of the
 # prepared tree the kernel was built from, Documentation/ left out, and
-# of its .config, so that a result never outlives the
+# of its .config (of Debian's image itself, for dkms), so that a result
+# never outlives the
 # code that gave it, and a changelog's edit does not throw the record
 # away), and a later run with that folder
 # skips what is recorded: a group finishes over several runs.  Guests are
@@ -136,14 +137,20 @@ group_tests() {
 # prepared tree at REV but Documentation/ (a changelog or a guide does
 # not change what runs), the tree's uncommitted edits when REV is HEAD
 # (the build uses them), and the .config IMAGE was built with, where it
-# has one beside it
+# has one beside it; else (Debian's kernel, which the DKMS package's
+# module runs in) IMAGE itself, so that another stock kernel starts
+# another record
 code_id() {
 	{
 		# the top level's entries name every file below them
 		git -C "$TREE" ls-tree "$1" | grep -v $'\tDocumentation$'
 		[ "${PIPESTATUS[0]}" = 0 ] || return 1
 		[ "$1" != HEAD ] || git -C "$TREE" diff HEAD -- . ':!Documentation' || return 1
-		grep -v '^#' "${2%/arch/*}/.config" 2>/dev/null || true
+		if [ -f "${2%/arch/*}/.config" ]; then
+			grep -v '^#' "${2%/arch/*}/.config"
+		else
+			sha256sum <"$2" || return 1
+		fi
 	} | sha256sum | cut -c1-12
 	[ "${PIPESTATUS[0]}" = 0 ]
 }
