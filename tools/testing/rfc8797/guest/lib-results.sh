@@ -106,11 +106,14 @@ KMEMLEAK_RE='rpcrdma|svc_rdma|xprt_rdma|frwr|rxe_|siw_|ib_|rdma_|sunrpc|svc_|xpr
 
 # kmemleak_scan FILE: on a kmemleak kernel (make check-debug's), scan
 # twice 5 s apart, so that an object in flight at the first scan is not
-# reported, and keep the report in FILE; prints "ALL OURS", the
-# unreferenced objects in all and those whose report matches
-# KMEMLEAK_RE, or "off off" when kmemleak has turned itself off (no scan,
-# no report: never read as no leak).  Fails on a kernel without kmemleak.
+# reported, and keep the report in FILE (debugfs mounted first where
+# nothing else mounted it, as in a scale run's server guest); prints
+# "ALL OURS", the unreferenced objects in all and those whose report
+# matches KMEMLEAK_RE, or "off off" when kmemleak has turned itself off
+# (no scan, no report: never read as no leak).  Fails on a kernel
+# without kmemleak.
 kmemleak_scan() {
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 	[ -w /sys/kernel/debug/kmemleak ] || return 1
 	if ! { echo scan >/sys/kernel/debug/kmemleak && sleep 5 &&
 		echo scan >/sys/kernel/debug/kmemleak &&
