@@ -253,6 +253,7 @@ help:
 	@echo "  SCALE_PRESSURE     BENCH=scale: TYPE:MAX, the memory-pressure run instead (bench/scale.sh)"
 	@echo "  SCALE_MOUNTS       BENCH=scale: \"T:K,K...\", what a mount costs the client at threshold T, nconnect K instead"
 	@echo "  SCALE_SLAB         BENCH=scale: 1, the server's slab caches per connection too (slab.md; boots it with slab_nomerge)"
+	@echo "  SCALE_COUNT        BENCH=scale: 1, the server's instructions per connection made too (the insn-count plugin)"
 	@echo "  SCALE_TRANSPORT    BENCH=scale: rxe (default) or siw, both guests'"
 	@echo "  BENCH_ROUNDS       make bench: interleaved rounds (default: full 3, quick 3, link 1)"
 	@echo "  BENCH_4K           make bench, set to 1: also ours at stock's 4 KiB thresholds in the rounds"

@@ -7,7 +7,8 @@
 # GiB, the seconds shown as information, a missing file, the plot
 # (--plot: a PNG, and the same table), and the client's table (--mounts:
 # per mount, per transport, kept; a missing file), and each slab
-# cache's growth per connection (--slab).  Prints KTAP on
+# cache's growth per connection (--slab), and the server's instructions
+# per connection (--count).  Prints KTAP on
 # stdout.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
@@ -15,7 +16,7 @@ harness_env || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ktap_print_header
-ktap_set_plan 13
+ktap_set_plan 14
 
 # line TYPE N MADE USED_KIB: a scale.txt line whose server lost USED_KIB
 # of MemAvailable while the N connections (MADE of them made) were held,
@@ -115,5 +116,22 @@ is "--slab: each cache's KiB per connection, the difference, all caches" "rc $rc
 	-a -n "$(grep -xF '| kmalloc-4k | 0.0 | 28.8 | +28.8 |' "$tmp/slab.md")" \
 	-a -n "$(grep -xF '| all caches | 38.8 | 28.8 | -10.0 |' "$tmp/slab.md")" \
 	-a -z "$(grep -F '| dentry |' "$tmp/slab.md")"
+# the server's instructions (--count): server.insn beside client/, dumps
+# at marks 1-4; 10 connections took 1,000,000 instructions (800,000 in
+# the kernel), 100 took 9,100,000: 9,000 a connection and 100,000 fixed
+mkdir -p "$tmp/run/client"
+{
+	line ours 10 10 30500 | sed 's/ recv=/ marks=1:2 recv=/'
+	line ours 100 100 300500 | sed 's/ recv=/ marks=3:4 recv=/'
+} >"$tmp/run/client/scale.txt"
+printf 'dump seq=%s mark=%s cause=marker ns=%s vcpus=2 user=%s kernel=%s\n' \
+	1 1 1000000000 50 100 2 2 2000000000 200050 800100 \
+	3 3 3000000000 300000 900000 4 4 4000000000 2120000 8180000 >"$tmp/run/server.insn"
+/usr/bin/python3 "$RFC_HARNESS/bench/scale.py" ours="$tmp/run/client/scale.txt" >"$tmp/insn.md"
+rc=$?
+is "--count: the server's instructions per connection and their fit" "rc $rc: $(grep -F 'instructions' -A 8 "$tmp/insn.md" | tr '\n' ' ')" \
+	test "$rc" = 0 -a -n "$(grep -xF '| ours | ours | 10 | 100,000 | 80,000 |' "$tmp/insn.md")" \
+	-a -n "$(grep -xF '| ours | ours | 100 | 91,000 | 72,800 |' "$tmp/insn.md")" \
+	-a -n "$(grep -xF '| ours | ours | 10,100 | 90,000 | 100,000 | 0 |' "$tmp/insn.md")"
 ktap_print_totals
 ktap_ok

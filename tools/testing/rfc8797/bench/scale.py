@@ -31,6 +31,13 @@ seconds that one cm-peer took to make the N connections (seconds=) are
 shown as information.  Prints markdown; exit status 1 when a FILE has
 no line.
 
+Where a FILE's run folder (FILE/../..) has the server's insn-count
+dumps, server.insn (scale.sh --count), and its lines have marks=A:B, a
+table of the instructions the server guest executed between the marks
+(from the first connection's start to the last one's reply) per
+connection made, and their fit over N, follows: exit status 1 when a
+line's marks have no dumps.
+
 --plot draws the same into PNG as well (matplotlib): the server's
 memory (MiB) against N, points per kernel and client type with the
 fitted line dashed, and beside it KiB per connection against N; without
@@ -60,8 +67,11 @@ RPCRDMA_MAX_RECV_BATCH), each of the line's size rounded up to 1 KiB;
 exit status 1 when one is not, or FILE has no line.
 """
 
+import os
 import re
 import sys
+
+from cost import read_dumps, window  # the insn-count plugin's dumps
 
 
 def parse(line):
@@ -269,6 +279,56 @@ def slab(args):
     return 0
 
 
+def insns(args):
+    """the server's instructions per connection made (scale.sh --count):
+    a row per kernel, type and N whose line has marks=A:B and whose run
+    folder has the server's dumps (server.insn beside client/), then per
+    kernel and type the least-squares line of instructions against N"""
+    rows, fits = [], []
+    for arg in args:
+        kernel, _, path = arg.partition("=")
+        dumps_path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(path))),
+                                  "server.insn")
+        if not os.path.exists(dumps_path):
+            continue
+        dumps = read_dumps(dumps_path)
+        series = {}
+        for line in lines_of(path):
+            f, _ = parse(line)
+            a, _, b = f.get("marks", "").partition(":")
+            n = int(f.get("connected", 0))
+            if not (a.isdigit() and b.isdigit()) or int(a) not in dumps or int(b) not in dumps:
+                rows.append((kernel, f["type"], f["n"], None, None, None))
+                continue
+            w = window(dumps, int(a), int(b))
+            rows.append((kernel, f["type"], f["n"], n, w["kernel"] + w["user"], w["kernel"]))
+            if n and n == int(f["n"]):
+                series.setdefault(f["type"], []).append((n, w["kernel"] + w["user"]))
+        for t, pts in series.items():
+            fits.append((kernel, t, pts, fit(pts)))
+    if not rows:
+        return 0
+    print()
+    print("| server | client | N | server instructions per connection | of them, kernel |")
+    print("|---|---|---:|---:|---:|")
+    for kernel, t, asked, n, tot, kern in rows:
+        if not n:
+            print(f"| {kernel} | {t} | {asked} | na | na |")
+        else:
+            print(f"| {kernel} | {t} | {asked} | {tot / n:,.0f} | {kern / n:,.0f} |")
+    print()
+    print("| server | client | Ns | instructions per connection (fit) | fixed | largest residual |")
+    print("|---|---|---|---:|---:|---:|")
+    for kernel, t, pts, r in fits:
+        ns = ",".join(str(n) for n, _ in pts)
+        if r is None:
+            print(f"| {kernel} | {t} | {ns} | na | na | na |")
+        else:
+            print(f"| {kernel} | {t} | {ns} | {r[0]:,.0f} | {r[1]:,.0f} | {r[2]:,.0f} |")
+    # a run whose marks have no dumps: the count failed
+    return 1 if any(r[3] is None for r in rows) else 0
+
+
 def main(args):
     if args[:1] == ["--check-recv"] and len(args) == 2:
         return check_recv(args[1])
@@ -334,7 +394,7 @@ def main(args):
               + " | ".join(f"{int(g * 1024 * 1024 // r[0]):,}" for g in GIBS) + " |")
     if png is not None and not plot(png, fits):
         rc = 1
-    return rc
+    return rc | insns(args)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@
 # close; then bench/scale.py's table and least-squares fit.
 #
 #   scale.sh [--kernels "ours base"] [--timeout SEC] [--server-mem MB]
-#            [--transport rxe|siw] [--slab] [TYPE:N[,N...]...]
+#            [--transport rxe|siw] [--slab] [--count] [TYPE:N[,N...]...]
 #   scale.sh [--kernels ...] [--timeout SEC] [--server-mem MB] --pressure TYPE:MAX
 #
 #   scale.sh [--kernels ...] [--timeout SEC] --mounts "T:K[,K...]..."
@@ -23,6 +23,12 @@
 # 8 KiB each connection takes some 3 MiB of the server's memory.
 # --transport (SCALE_TRANSPORT, default rxe) is both guests'; the
 # table's server column then reads KERNEL-siw.
+# --count (SCALE_COUNT=1) runs both guests under the insn-count plugin
+# (bench/insn-plugin, as BENCH=cost does): the client marks the start
+# and the end of each run's connecting, and the table then gives the
+# instructions the server guest executed meanwhile, per connection made,
+# and their fit over N (information: they include the server's timer
+# ticks while it waited, and the one NFSv4 call each connection makes).
 # --slab (SCALE_SLAB=1) boots the server with slab_nomerge, so that /proc/slabinfo
 # names every cache on its own, and adds slab.md: for each TYPE at its
 # largest N, each cache's KiB per connection on each kernel and the
@@ -49,6 +55,7 @@ check_inject
 kernels="ours base" timeout=1800 smem=${SCALE_SERVER_MEM:-2048} pressure=${SCALE_PRESSURE:-} transport=${SCALE_TRANSPORT:-rxe} out=""
 mounts=${SCALE_MOUNTS:-} sappend=()
 [ "${SCALE_SLAB:-0}" = 0 ] || sappend=(--server-append slab_nomerge)
+count=${SCALE_COUNT:-0}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernels) kernels=$2; shift 2 ;;
@@ -58,6 +65,7 @@ while [ $# -gt 0 ]; do
 	--mounts) mounts=$2; shift 2 ;;
 	--transport) transport=$2; shift 2 ;;
 	--slab) sappend=(--server-append slab_nomerge); shift ;;
+	--count) count=1; shift ;;
 	--results) out=$2; shift 2 ;;
 	--*) die "unknown option $1" ;;
 	*) break ;;
@@ -115,14 +123,23 @@ if [ -n "$pressure" ]; then
 	msg "pressure: $out"
 	exit $rc
 fi
+[ "$count" = 0 ] || "$RFC_HARNESS/bench/insn-plugin/build.sh" >"$out/insn-plugin-build.log" 2>&1 ||
+	die "the insn-count plugin did not build, see $out/insn-plugin-build.log"
 for k in $kernels; do
 	msg "scale: server $k ($smem MB, $transport), client ours: $*"
+	counting=() marks=()
+	if [ "$count" != 0 ]; then
+		mkdir -p "$out/$k$tsuf"
+		counting=(--count "out=$out/$k$tsuf/server.insn,fifo=$out/$k$tsuf/insn.fifo"
+			"out=$out/$k$tsuf/client.insn,peer=$out/$k$tsuf/insn.fifo")
+		marks=(--marks)
+	fi
 	# the server waits for the client as long as the client may run
 	# (interop-server.sh's own limit is 600 s), without tracing
 	"$RFC_HARNESS/two-guest.sh" --results "$out/$k$tsuf" --timeout "$timeout" --server-mem "$smem" \
-		"${sappend[@]}" --client "$RFC_HARNESS/guest/scale-client.sh" "$k" ours \
+		"${sappend[@]}" "${counting[@]}" --client "$RFC_HARNESS/guest/scale-client.sh" "$k" ours \
 		--server-args "--no-trace --wait $((timeout + 60)) --transport $transport" \
-		--prefix "scale-$k$tsuf" --transport "$transport" "$@" >"$out/$k$tsuf.log" 2>&1 || rc=1
+		--prefix "scale-$k$tsuf" --transport "$transport" "${marks[@]}" "$@" >"$out/$k$tsuf.log" 2>&1 || rc=1
 	grep -E '^ *(not )?ok ' "$out/$k$tsuf/client/tests.ktap" 2>/dev/null | sed "s/^ */[$k$tsuf] /"
 	files+=("$k$tsuf=$out/$k$tsuf/client/scale.txt")
 done

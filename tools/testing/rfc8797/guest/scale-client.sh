@@ -9,7 +9,7 @@
 # (PUTROOTFH, READDIR) and holds the connection open while the server
 # measures what they cost it.  Leaves DONE in the export at the end.
 #
-#   scale-client.sh [--prefix NAME] [--transport rxe|siw] TYPE:N[,N...]...
+#   scale-client.sh [--prefix NAME] [--transport rxe|siw] [--marks] TYPE:N[,N...]...
 #
 # TYPE: ours (R, 8 KiB each way: our defaults), stock (R, 4 KiB each way:
 # the Private Data a stock Linux client sends), none (no Private Data),
@@ -43,7 +43,9 @@
 # (KEY: MemAvailable, Slab, SUnreclaim, VmallocUsed, PageTables, Percpu
 # of the server's /proc/meminfo), which scale.sh turns into a table and
 # a fit.  One cm-peer makes all N (--count), one after the other; its
-# output stays in /results/peers-TYPE-N.out.
+# output stays in /results/peers-TYPE-N.out.  --marks (scale.sh --count,
+# under the insn-count plugin): insn-mark A just before the peers start
+# and B once they are all answered, "marks=A:B" in the line.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-counters.sh"
 . "$(dirname "$0")/hostile-table.sh"	# type_hex
@@ -52,6 +54,12 @@ ktap_begin scale-client
 transport=rxe
 [ "${1:-}" = --prefix ] && { prefix=$2; shift 2; }
 [ "${1:-}" = --transport ] && { transport=$2; shift 2; }
+MARK="" mark=0
+if [ "${1:-}" = --marks ]; then
+	MARK=$RFC_CACHE/insn-plugin/insn-mark
+	shift
+	[ -x "$MARK" ] || { fail "$prefix-client-setup" "no $MARK"; exit 1; }
+fi
 [ $# -gt 0 ] || set -- ours:1,10
 echo "client kernel: $(uname -r)"
 nic=$(nic_up) || { fail "$prefix-client-setup" "no NIC"; exit 1; }
@@ -81,12 +89,18 @@ peers_end() {
 
 # one TYPE N SIZE HEX: see above (HEX: type_hex TYPE)
 one() {
-	local type=$1 n=$2 size=$3 hex=$4 ok mem before held after name secs
+	local type=$1 n=$2 size=$3 hex=$4 ok mem before held after name secs marks=""
 	name=$prefix-$type-$n
 	server_lists 0 || log "$name: the server still counts $CONNS connections"
 	server_ask "mem-mark $size" >/dev/null
 	server_meminfo before "$type-$n-before"
+	[ -z "$MARK" ] || "$MARK" $((mark + 1)) >/dev/null
 	peers "$n" "$hex"
+	if [ -n "$MARK" ]; then
+		"$MARK" $((mark + 2)) >/dev/null
+		marks="marks=$((mark + 1)):$((mark + 2)) "
+		mark=$((mark + 2))
+	fi
 	ok=$(grep -c '^rpc-reply xid=.* proc=' $OUT/peers.out)
 	mem=$(server_ask "mem $size") || mem="mem na"
 	server_meminfo held "$type-$n-held"
@@ -108,7 +122,7 @@ one() {
 	fi
 	after=$MEM_NOW
 	cp $OUT/peers.out "/results/peers-$type-$n.out"
-	echo "type=$type n=$n connected=$ok seconds=${secs:-na} ${mem#mem } before: $before held: $held after: $after" |
+	echo "type=$type n=$n connected=$ok seconds=${secs:-na} $marks${mem#mem } before: $before held: $held after: $after" |
 		tee -a /results/scale.txt
 }
 
