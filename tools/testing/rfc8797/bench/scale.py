@@ -35,7 +35,8 @@ Where a FILE's run folder (FILE/../..) has the server's insn-count
 dumps, server.insn (scale.sh --count), and its lines have marks=A:B, a
 table of the instructions the server guest executed between the marks
 (from the first connection's start to the last one's reply) per
-connection made, and their fit over N, follows: exit status 1 when a
+connection made, its kernel's and user space's, and the fit of the
+kernel's over N, follows: exit status 1 when a
 line's marks have no dumps.
 
 --plot draws the same into PNG as well (matplotlib): the server's
@@ -282,8 +283,9 @@ def slab(args):
 def insns(args):
     """the server's instructions per connection made (scale.sh --count):
     a row per kernel, type and N whose line has marks=A:B and whose run
-    folder has the server's dumps (server.insn beside client/), then per
-    kernel and type the least-squares line of instructions against N"""
+    folder has the server's dumps (server.insn beside client/), kernel
+    and user space apart, then per kernel and type the least-squares
+    line of the kernel's instructions against N"""
     rows, fits = [], []
     for arg in args:
         kernel, _, path = arg.partition("=")
@@ -301,23 +303,24 @@ def insns(args):
                 rows.append((kernel, f["type"], f["n"], None, None, None))
                 continue
             w = window(dumps, int(a), int(b))
-            rows.append((kernel, f["type"], f["n"], n, w["kernel"] + w["user"], w["kernel"]))
+            rows.append((kernel, f["type"], f["n"], n, w["kernel"], w["user"]))
             if n and n == int(f["n"]):
-                series.setdefault(f["type"], []).append((n, w["kernel"] + w["user"]))
+                series.setdefault(f["type"], []).append((n, w["kernel"]))
         for t, pts in series.items():
             fits.append((kernel, t, pts, fit(pts)))
     if not rows:
         return 0
     print()
-    print("| server | client | N | server instructions per connection | of them, kernel |")
+    print("| server | client | N | server kernel instructions per connection | user |")
     print("|---|---|---:|---:|---:|")
-    for kernel, t, asked, n, tot, kern in rows:
+    for kernel, t, asked, n, kern, user in rows:
         if not n:
             print(f"| {kernel} | {t} | {asked} | na | na |")
         else:
-            print(f"| {kernel} | {t} | {asked} | {tot / n:,.0f} | {kern / n:,.0f} |")
+            print(f"| {kernel} | {t} | {asked} | {kern / n:,.0f} | {user / n:,.0f} |")
     print()
-    print("| server | client | Ns | instructions per connection (fit) | fixed | largest residual |")
+    print("| server | client | Ns | kernel instructions per connection (fit) | fixed"
+          " | largest residual |")
     print("|---|---|---|---:|---:|---:|")
     for kernel, t, pts, r in fits:
         ns = ",".join(str(n) for n, _ in pts)

@@ -28,7 +28,8 @@
 # and the end of each run's connecting, and the table then gives the
 # instructions the server guest executed meanwhile, per connection made,
 # and their fit over N (information: they include the server's timer
-# ticks while it waited, and the one NFSv4 call each connection makes).
+# ticks while it waited, and the one NFSv4 call each connection makes;
+# the server waits --still, so no process of the harness runs in them).
 # --slab (SCALE_SLAB=1) boots the server with slab_nomerge, so that /proc/slabinfo
 # names every cache on its own, and adds slab.md: for each TYPE at its
 # largest N, each cache's KiB per connection on each kernel and the
@@ -127,8 +128,11 @@ fi
 	die "the insn-count plugin did not build, see $out/insn-plugin-build.log"
 for k in $kernels; do
 	msg "scale: server $k ($smem MB, $transport), client ours: $*"
-	counting=() marks=()
+	counting=() marks=() still=""
 	if [ "$count" != 0 ]; then
+		# the server starts no process while it waits (interop-server.sh
+		# --still): no instruction of the harness's own in the windows
+		still=" --still"
 		mkdir -p "$out/$k$tsuf"
 		counting=(--count "out=$out/$k$tsuf/server.insn,fifo=$out/$k$tsuf/insn.fifo"
 			"out=$out/$k$tsuf/client.insn,peer=$out/$k$tsuf/insn.fifo")
@@ -138,7 +142,7 @@ for k in $kernels; do
 	# (interop-server.sh's own limit is 600 s), without tracing
 	"$RFC_HARNESS/two-guest.sh" --results "$out/$k$tsuf" --timeout "$timeout" --server-mem "$smem" \
 		"${sappend[@]}" "${counting[@]}" --client "$RFC_HARNESS/guest/scale-client.sh" "$k" ours \
-		--server-args "--no-trace --wait $((timeout + 60)) --transport $transport" \
+		--server-args "--no-trace$still --wait $((timeout + 60)) --transport $transport" \
 		--prefix "scale-$k$tsuf" --transport "$transport" "${marks[@]}" "$@" >"$out/$k$tsuf.log" 2>&1 || rc=1
 	grep -E '^ *(not )?ok ' "$out/$k$tsuf/client/tests.ktap" 2>/dev/null | sed "s/^ */[$k$tsuf] /"
 	files+=("$k$tsuf=$out/$k$tsuf/client/scale.txt")
