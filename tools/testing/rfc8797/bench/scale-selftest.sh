@@ -16,7 +16,7 @@ harness_env || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ktap_print_header
-ktap_set_plan 14
+ktap_set_plan 15
 
 # line TYPE N MADE USED_KIB: a scale.txt line whose server lost USED_KIB
 # of MemAvailable while the N connections (MADE of them made) were held,
@@ -116,23 +116,35 @@ is "--slab: each cache's KiB per connection, the difference, all caches" "rc $rc
 	-a -n "$(grep -xF '| kmalloc-4k | 0.0 | 28.8 | +28.8 |' "$tmp/slab.md")" \
 	-a -n "$(grep -xF '| all caches | 38.8 | 28.8 | -10.0 |' "$tmp/slab.md")" \
 	-a -z "$(grep -F '| dentry |' "$tmp/slab.md")"
-# the server's instructions (--count): server.insn beside client/, dumps
-# at marks 1-4; 10 connections took 800,000 kernel instructions (and
-# 200,000 in user space), 100 took 7,280,000 (1,820,000): 72,000 a
-# connection and 80,000 fixed in the kernel
-mkdir -p "$tmp/run/client"
+# the server's instructions (--count): server.insn beside client/; an
+# idle window (marks 1-2) of 2 s and 200,000 kernel instructions, so
+# 100,000 a second; 10 connections (marks 3-4, 1 s) took 900,000 kernel
+# instructions, 800,000 net of the idle's 100,000 (and 200,000 in user
+# space), 100 (marks 5-6, 2 s) 7,480,000, 7,280,000 net (1,820,000):
+# 72,000 a connection and 80,000 fixed in the net kernel's fit
+mkdir -p "$tmp/run/client" "$tmp/run2/client"
 {
-	line ours 10 10 30500 | sed 's/ recv=/ marks=1:2 recv=/'
-	line ours 100 100 300500 | sed 's/ recv=/ marks=3:4 recv=/'
+	echo "idle marks=1:2"
+	line ours 10 10 30500 | sed 's/ recv=/ marks=3:4 recv=/'
+	line ours 100 100 300500 | sed 's/ recv=/ marks=5:6 recv=/'
 } >"$tmp/run/client/scale.txt"
-printf 'dump seq=%s mark=%s cause=marker ns=%s vcpus=2 user=%s kernel=%s\n' \
-	1 1 1000000000 50 100 2 2 2000000000 200050 800100 \
-	3 3 3000000000 300000 900000 4 4 4000000000 2120000 8180000 >"$tmp/run/server.insn"
+printf 'dump seq=%s mark=%s cause=fifo ns=%s vcpus=2 user=%s kernel=%s\n' \
+	1 1 1000000000 0 0 2 2 3000000000 0 200000 \
+	3 3 4000000000 50 100 4 4 5000000000 200050 900100 \
+	5 5 6000000000 300000 900000 6 6 8000000000 2120000 8380000 >"$tmp/run/server.insn"
 /usr/bin/python3 "$RFC_HARNESS/bench/scale.py" ours="$tmp/run/client/scale.txt" >"$tmp/insn.md"
 rc=$?
-is "--count: the server's instructions per connection and their fit" "rc $rc: $(grep -F 'instructions' -A 8 "$tmp/insn.md" | tr '\n' ' ')" \
-	test "$rc" = 0 -a -n "$(grep -xF '| ours | ours | 10 | 80,000 | 20,000 |' "$tmp/insn.md")" \
-	-a -n "$(grep -xF '| ours | ours | 100 | 72,800 | 18,200 |' "$tmp/insn.md")" \
+is "--count: the server's kernel instructions per connection, net of idle, and their fit" \
+	"rc $rc: $(grep -F 'instructions' -A 8 "$tmp/insn.md" | tr '\n' ' ')" \
+	test "$rc" = 0 -a -n "$(grep -xF '| ours | ours | 10 | 80,000 | 10,000 | 20,000 |' "$tmp/insn.md")" \
+	-a -n "$(grep -xF '| ours | ours | 100 | 72,800 | 2,000 | 18,200 |' "$tmp/insn.md")" \
 	-a -n "$(grep -xF '| ours | ours | 10,100 | 72,000 | 80,000 | 0 |' "$tmp/insn.md")"
+# the same dumps, a line without marks: counted for nothing, exit 1
+cp "$tmp/run/server.insn" "$tmp/run2/"
+{ echo "idle marks=1:2"; line ours 10 10 30500; } >"$tmp/run2/client/scale.txt"
+/usr/bin/python3 "$RFC_HARNESS/bench/scale.py" ours="$tmp/run2/client/scale.txt" >"$tmp/insn2.md"
+rc=$?
+is "--count: a line without marks fails" "rc $rc: $(grep -F '| ours | ours | 10 |' "$tmp/insn2.md" | tail -n 1)" \
+	test "$rc" = 1 -a -n "$(grep -xF '| ours | ours | 10 | na | na | na |' "$tmp/insn2.md")"
 ktap_print_totals
 ktap_ok

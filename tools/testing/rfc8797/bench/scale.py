@@ -32,12 +32,14 @@ shown as information.  Prints markdown; exit status 1 when a FILE has
 no line.
 
 Where a FILE's run folder (FILE/../..) has the server's insn-count
-dumps, server.insn (scale.sh --count), and its lines have marks=A:B, a
-table of the instructions the server guest executed between the marks
-(from the first connection's start to the last one's reply) per
-connection made, its kernel's and user space's, and the fit of the
-kernel's over N, follows: exit status 1 when a
-line's marks have no dumps.
+dumps, server.insn (scale.sh --count), a table follows of what the
+server guest executed between each line's marks=A:B (from just before
+the first connection's start to within 0.1 s of the last one's reply)
+per connection made: its kernel's instructions net of the idle
+server's in as many seconds (FILE's "idle marks=A:B" window), that idle
+part, and user space's; then the fit of the net kernel instructions
+over N: exit status 1 when a line has no marks, or no dumps for them,
+or FILE no idle window.
 
 --plot draws the same into PNG as well (matplotlib): the server's
 memory (MiB) against N, points per kernel and client type with the
@@ -71,8 +73,6 @@ exit status 1 when one is not, or FILE has no line.
 import os
 import re
 import sys
-
-from cost import read_dumps, window  # the insn-count plugin's dumps
 
 
 def parse(line):
@@ -283,9 +283,12 @@ def slab(args):
 def insns(args):
     """the server's instructions per connection made (scale.sh --count):
     a row per kernel, type and N whose line has marks=A:B and whose run
-    folder has the server's dumps (server.insn beside client/), kernel
-    and user space apart, then per kernel and type the least-squares
-    line of the kernel's instructions against N"""
+    folder has the server's dumps (server.insn beside client/): its
+    kernel's instructions net of what the idle server executes in as
+    many seconds (the "idle marks=A:B" window), that idle part, and user
+    space's; then per kernel and type the least-squares line of the net
+    kernel instructions against N"""
+    from cost import read_dumps, window  # the insn-count plugin's dumps
     rows, fits = [], []
     for arg in args:
         kernel, _, path = arg.partition("=")
@@ -294,41 +297,53 @@ def insns(args):
         if not os.path.exists(dumps_path):
             continue
         dumps = read_dumps(dumps_path)
+        idle = None
+        for line in lines_of(path, "idle "):
+            a, _, b = line.split("marks=", 1)[-1].partition(":")
+            if a.isdigit() and b.isdigit() and int(a) in dumps and int(b) in dumps:
+                w = window(dumps, int(a), int(b))
+                idle = w["kernel"] / w["sec"] if w["sec"] > 0 else None
         series = {}
         for line in lines_of(path):
             f, _ = parse(line)
             a, _, b = f.get("marks", "").partition(":")
-            n = int(f.get("connected", 0))
-            if not (a.isdigit() and b.isdigit()) or int(a) not in dumps or int(b) not in dumps:
-                rows.append((kernel, f["type"], f["n"], None, None, None))
+            asked, n = f["n"], int(f.get("connected", 0))
+            shown = asked if str(n) == asked else f"{asked} ({n} made)"
+            if idle is None or not (a.isdigit() and b.isdigit()) \
+                    or int(a) not in dumps or int(b) not in dumps:
+                rows.append((kernel, f["type"], shown, None, None, None, None))
                 continue
             w = window(dumps, int(a), int(b))
-            rows.append((kernel, f["type"], f["n"], n, w["kernel"], w["user"]))
-            if n and n == int(f["n"]):
-                series.setdefault(f["type"], []).append((n, w["kernel"]))
+            quiet = idle * w["sec"]
+            rows.append((kernel, f["type"], shown, n, w["kernel"] - quiet, quiet, w["user"]))
+            if n and str(n) == asked:
+                series.setdefault(f["type"], []).append((n, w["kernel"] - quiet))
         for t, pts in series.items():
             fits.append((kernel, t, pts, fit(pts)))
     if not rows:
         return 0
     print()
-    print("| server | client | N | server kernel instructions per connection | user |")
-    print("|---|---|---:|---:|---:|")
-    for kernel, t, asked, n, kern, user in rows:
+    print("| server | client | N | server kernel instructions per connection"
+          " | idle server's, left out | user |")
+    print("|---|---|---:|---:|---:|---:|")
+    for kernel, t, shown, n, net, quiet, user in rows:
         if not n:
-            print(f"| {kernel} | {t} | {asked} | na | na |")
+            print(f"| {kernel} | {t} | {shown} | na | na | na |")
         else:
-            print(f"| {kernel} | {t} | {asked} | {kern / n:,.0f} | {user / n:,.0f} |")
-    print()
-    print("| server | client | Ns | kernel instructions per connection (fit) | fixed"
-          " | largest residual |")
-    print("|---|---|---|---:|---:|---:|")
-    for kernel, t, pts, r in fits:
-        ns = ",".join(str(n) for n, _ in pts)
-        if r is None:
-            print(f"| {kernel} | {t} | {ns} | na | na | na |")
-        else:
-            print(f"| {kernel} | {t} | {ns} | {r[0]:,.0f} | {r[1]:,.0f} | {r[2]:,.0f} |")
-    # a run whose marks have no dumps: the count failed
+            print(f"| {kernel} | {t} | {shown} | {net / n:,.0f} | {quiet / n:,.0f}"
+                  f" | {user / n:,.0f} |")
+    if fits:
+        print()
+        print("| server | client | Ns | kernel instructions per connection (fit) | fixed"
+              " | largest residual |")
+        print("|---|---|---|---:|---:|---:|")
+        for kernel, t, pts, r in fits:
+            ns = ",".join(str(n) for n, _ in pts)
+            if r is None:
+                print(f"| {kernel} | {t} | {ns} | na | na | na |")
+            else:
+                print(f"| {kernel} | {t} | {ns} | {r[0]:,.0f} | {r[1]:,.0f} | {r[2]:,.0f} |")
+    # a line without counts where the server's were taken: the count failed
     return 1 if any(r[3] is None for r in rows) else 0
 
 

@@ -74,6 +74,7 @@ while [ $# -gt 0 ]; do
 done
 [ -z "$pressure" ] || [ $# = 0 ] || die "--pressure $pressure: no TYPE:N runs beside it"
 [ -z "$mounts" ] || { [ $# = 0 ] && [ -z "$pressure" ]; } || die "--mounts: no TYPE:N runs or --pressure beside it"
+[ "$count" = 0 ] || { [ -z "$mounts" ] && [ -z "$pressure" ]; } || die "--count: with TYPE:N runs only"
 case "$transport" in
 rxe) tsuf="" ;;
 siw) tsuf=-siw

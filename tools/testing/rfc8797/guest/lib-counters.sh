@@ -132,12 +132,12 @@ server_lists() { server_meminfo MEM_NOW; [ "$CONNS" = "$1" ]; }
 # PUTROOTFH (not a NULL: sunrpc keeps at most 64 connections whose peer
 # has presented no filehandle, XPT_MAX_TMP_CONN), and holds them until
 # SIGTERM (PEERS_PID; its output in OUT.out and OUT.err); until its
-# count line, or its end, at most LIMIT s
+# count line, or its end, at most LIMIT s, looking every PEERS_POLL s (1)
 peers_start() {
 	timeout -k 5 $((3600 + 2 * $1)) "$CM_PEER" connect "$SERVER_ADDR" "$3" --data "$2" \
 		--count "$1" --call readdir --hold 3600 --timeout 60 >"$4.out" 2>"$4.err" &
 	PEERS_PID=$!
-	SLOWWAIT_INTERVAL=1 slowwait "$5" peers_counted "$4.out"
+	SLOWWAIT_INTERVAL=${PEERS_POLL:-1} slowwait "$5" peers_counted "$4.out"
 }
 # peers_counted FILE: peers_start's cm-peer has printed its count line
 # to FILE, or has ended

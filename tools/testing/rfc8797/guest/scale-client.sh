@@ -44,8 +44,11 @@
 # of the server's /proc/meminfo), which scale.sh turns into a table and
 # a fit.  One cm-peer makes all N (--count), one after the other; its
 # output stays in /results/peers-TYPE-N.out.  --marks (scale.sh --count,
-# under the insn-count plugin): insn-mark A just before the peers start
-# and B once they are all answered, "marks=A:B" in the line.
+# under the insn-count plugin): first an idle window of 2 s (insn-mark 1
+# 2 2: "idle marks=1:2" in scale.txt), what the idle server executes a
+# second; then insn-mark A just before each run's peers start and B
+# once they are all answered (looked for every 0.1 s), "marks=A:B" in
+# its line.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-counters.sh"
 . "$(dirname "$0")/hostile-table.sh"	# type_hex
@@ -59,6 +62,9 @@ if [ "${1:-}" = --marks ]; then
 	MARK=$RFC_CACHE/insn-plugin/insn-mark
 	shift
 	[ -x "$MARK" ] || { fail "$prefix-client-setup" "no $MARK"; exit 1; }
+	# the end of a run within 0.1 s: the idle server's instructions
+	# between the last reply and mark B are few
+	PEERS_POLL=0.1
 fi
 [ $# -gt 0 ] || set -- ours:1,10
 echo "client kernel: $(uname -r)"
@@ -68,6 +74,11 @@ setup_rdma "$transport" "$nic" 192.0.2.2/24 || { fail "$prefix-client-setup" "rd
 wait_server
 OUT=/tmp/scale
 mkdir -p $OUT
+if [ -n "$MARK" ]; then
+	"$MARK" 1 2 2 >/dev/null
+	echo "idle marks=1:2" >>/results/scale.txt
+	mark=2
+fi
 
 # peers N HEX: N connections with Private Data HEX made by one cm-peer
 # (peers_start); until each has its reply, or one failed.  With
@@ -163,5 +174,7 @@ esac
 
 # the server's signal to end: DONE in the export, over an NFS mount
 mount_nfs 4.2 /mnt/done && { touch /mnt/done/DONE; umount_nfs /mnt/done; }
+# a server that waits --still (scale.sh --count) looks for DONE now
+server_ask wake >/dev/null
 check_dmesg "$prefix-client-dmesg-clean"
 ktap_finished
