@@ -36,10 +36,10 @@ dumps, server.insn (scale.sh --count), a table follows of what the
 server guest executed between each line's marks=A:B (from just before
 the first connection's start to within 0.1 s of the last one's reply)
 per connection made: its kernel's instructions net of the idle
-server's in as many seconds (FILE's "idle marks=A:B" window), that idle
-part, and user space's; then the fit of the net kernel instructions
-over N: exit status 1 when a line has no marks, or no dumps for them,
-or FILE no idle window.
+server's in as many seconds (the idle=I:J window just before), that
+idle part, and user space's; then the fit of the net kernel
+instructions over N: exit status 1 when a line has no marks or idle
+window, or no dumps for them.
 
 --plot draws the same into PNG as well (matplotlib): the server's
 memory (MiB) against N, points per kernel and client type with the
@@ -285,7 +285,7 @@ def insns(args):
     a row per kernel, type and N whose line has marks=A:B and whose run
     folder has the server's dumps (server.insn beside client/): its
     kernel's instructions net of what the idle server executes in as
-    many seconds (the "idle marks=A:B" window), that idle part, and user
+    many seconds (the line's idle=I:J window), that idle part, and user
     space's; then per kernel and type the least-squares line of the net
     kernel instructions against N"""
     from cost import read_dumps, window  # the insn-count plugin's dumps
@@ -297,15 +297,14 @@ def insns(args):
         if not os.path.exists(dumps_path):
             continue
         dumps = read_dumps(dumps_path)
-        idle = None
-        for line in lines_of(path, "idle "):
-            a, _, b = line.split("marks=", 1)[-1].partition(":")
-            if a.isdigit() and b.isdigit() and int(a) in dumps and int(b) in dumps:
-                w = window(dumps, int(a), int(b))
-                idle = w["kernel"] / w["sec"] if w["sec"] > 0 else None
         series = {}
         for line in lines_of(path):
             f, _ = parse(line)
+            idle = None
+            i, _, j = f.get("idle", "").partition(":")
+            if i.isdigit() and j.isdigit() and int(i) in dumps and int(j) in dumps:
+                w = window(dumps, int(i), int(j))
+                idle = w["kernel"] / w["sec"] if w["sec"] > 0 else None
             a, _, b = f.get("marks", "").partition(":")
             asked, n = f["n"], int(f.get("connected", 0))
             shown = asked if str(n) == asked else f"{asked} ({n} made)"

@@ -44,11 +44,12 @@
 # of the server's /proc/meminfo), which scale.sh turns into a table and
 # a fit.  One cm-peer makes all N (--count), one after the other; its
 # output stays in /results/peers-TYPE-N.out.  --marks (scale.sh --count,
-# under the insn-count plugin): first an idle window of 2 s (insn-mark 1
-# 2 2: "idle marks=1:2" in scale.txt), what the idle server executes a
-# second; then insn-mark A just before each run's peers start and B
-# once they are all answered (looked for every 0.1 s), "marks=A:B" in
-# its line.
+# under the insn-count plugin): before each run an idle window of 1 s
+# (insn-mark I 1 J: what the idle server executes a second, "idle=I:J"
+# in the run's line), then insn-mark A just before its peers start and
+# B once they are all answered (looked for every 0.1 s), "marks=A:B".
+# (One window at the start read 10 million kernel instructions a second:
+# the server was still writing its symbol lists.)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-counters.sh"
 . "$(dirname "$0")/hostile-table.sh"	# type_hex
@@ -74,11 +75,6 @@ setup_rdma "$transport" "$nic" 192.0.2.2/24 || { fail "$prefix-client-setup" "rd
 wait_server
 OUT=/tmp/scale
 mkdir -p $OUT
-if [ -n "$MARK" ]; then
-	"$MARK" 1 2 2 >/dev/null
-	echo "idle marks=1:2" >>/results/scale.txt
-	mark=2
-fi
 
 # peers N HEX: N connections with Private Data HEX made by one cm-peer
 # (peers_start); until each has its reply, or one failed.  With
@@ -105,12 +101,15 @@ one() {
 	server_lists 0 || log "$name: the server still counts $CONNS connections"
 	server_ask "mem-mark $size" >/dev/null
 	server_meminfo before "$type-$n-before"
-	[ -z "$MARK" ] || "$MARK" $((mark + 1)) >/dev/null
+	if [ -n "$MARK" ]; then
+		"$MARK" $((mark + 1)) 1 $((mark + 2)) >/dev/null
+		"$MARK" $((mark + 3)) >/dev/null
+	fi
 	peers "$n" "$hex"
 	if [ -n "$MARK" ]; then
-		"$MARK" $((mark + 2)) >/dev/null
-		marks="marks=$((mark + 1)):$((mark + 2)) "
-		mark=$((mark + 2))
+		"$MARK" $((mark + 4)) >/dev/null
+		marks="idle=$((mark + 1)):$((mark + 2)) marks=$((mark + 3)):$((mark + 4)) "
+		mark=$((mark + 4))
 	fi
 	ok=$(grep -c '^rpc-reply xid=.* proc=' $OUT/peers.out)
 	mem=$(server_ask "mem $size") || mem="mem na"
