@@ -25,11 +25,12 @@
 # table's server column then reads KERNEL-siw.
 # --count (SCALE_COUNT=1) runs both guests under the insn-count plugin
 # (bench/insn-plugin, as BENCH=cost does): the client marks the start
-# and the end of each run's connecting, and the table then gives the
-# instructions the server guest executed meanwhile, per connection made,
-# and their fit over N (information: they include the server's timer
-# ticks while it waited, and the one NFSv4 call each connection makes;
-# the server waits --still, so no process of the harness runs in them).
+# and the end of each run's connecting, after an idle window of 1 s, and
+# the table then gives the kernel instructions the server guest executed
+# meanwhile, less the idle server's in as many seconds, per connection
+# made, and their fit over N (the one NFSv4 call each connection makes
+# is in them; the server waits --still, so no process of the harness
+# runs in them).
 # --slab (SCALE_SLAB=1) boots the server with slab_nomerge, so that /proc/slabinfo
 # names every cache on its own, and adds slab.md: for each TYPE at its
 # largest N, each cache's KiB per connection on each kernel and the
