@@ -280,6 +280,17 @@ def slab(args):
     return 0
 
 
+def fit_table(fits, heads, form):
+    """a table of (kernel, type, points, fit) rows: the Ns, then the
+    fit's slope, fixed part and largest residual under HEADS, in FORM"""
+    print(f"| server | client | Ns | {heads} |")
+    print("|---|---|---|---:|---:|---:|")
+    for kernel, t, pts, r in fits:
+        ns = ",".join(str(n) for n, _ in pts)
+        vals = ["na"] * 3 if r is None else [form.format(v) for v in r]
+        print(f"| {kernel} | {t} | {ns} | " + " | ".join(vals) + " |")
+
+
 def insns(args):
     """the server's instructions per connection made (scale.sh --count):
     a row per kernel, type and N whose line has marks=A:B and whose run
@@ -333,15 +344,8 @@ def insns(args):
                   f" | {user / n:,.0f} |")
     if fits:
         print()
-        print("| server | client | Ns | kernel instructions per connection (fit) | fixed"
-              " | largest residual |")
-        print("|---|---|---|---:|---:|---:|")
-        for kernel, t, pts, r in fits:
-            ns = ",".join(str(n) for n, _ in pts)
-            if r is None:
-                print(f"| {kernel} | {t} | {ns} | na | na | na |")
-            else:
-                print(f"| {kernel} | {t} | {ns} | {r[0]:,.0f} | {r[1]:,.0f} | {r[2]:,.0f} |")
+        fit_table(fits, "kernel instructions per connection (fit) | fixed | largest residual",
+                  "{:,.0f}")
     # a line without counts where the server's were taken: the count failed
     return 1 if any(r[3] is None for r in rows) else 0
 
@@ -392,14 +396,7 @@ def main(args):
         for t, pts in series.items():
             fits.append((kernel, t, pts, fit(pts)))
     print()
-    print("| server | client | Ns | KiB per connection | fixed KiB | largest residual KiB |")
-    print("|---|---|---|---:|---:|---:|")
-    for kernel, t, pts, r in fits:
-        ns = ",".join(str(n) for n, _ in pts)
-        if r is None:
-            print(f"| {kernel} | {t} | {ns} | na | na | na |")
-        else:
-            print(f"| {kernel} | {t} | {ns} | {r[0]:.0f} | {r[1]:.0f} | {r[2]:.0f} |")
+    fit_table(fits, "KiB per connection | fixed KiB | largest residual KiB", "{:.0f}")
     print()
     print("| server | client's thresholds | KiB per connection | "
           + " | ".join(f"connections in {g} GiB" for g in GIBS) + " |")
