@@ -33,8 +33,6 @@
 #   PREFIX-kmemleak          a kmemleak server kernel (the debug kernel)
 #                            finds no object of the RPC/RDMA code
 #                            unreferenced once all have closed
-# The server keeps its /proc/slabinfo before and while each TYPE-N is
-# held (slabinfo/TYPE-N-before, -held: scale.py --slab).
 # and one line per TYPE and N in /results/scale.txt:
 #   type=T n=N connected=C seconds=SECS recv=COUNT:OCTETS send=COUNT:OCTETS
 #   max_requests=M size=S
@@ -43,7 +41,9 @@
 # (KEY: MemAvailable, Slab, SUnreclaim, VmallocUsed, PageTables, Percpu
 # of the server's /proc/meminfo), which scale.sh turns into a table and
 # a fit.  One cm-peer makes all N (--count), one after the other; its
-# output stays in /results/peers-TYPE-N.out.  --marks (scale.sh --count,
+# output stays in /results/peers-TYPE-N.out.  The server keeps its
+# /proc/slabinfo before and while each TYPE-N is held (its results'
+# slabinfo/TYPE-N-before and -held: scale.py --slab).  --marks (scale.sh --count,
 # under the insn-count plugin): before each run an idle window of 1 s
 # (insn-mark I 1 J: what the idle server executes a second, "idle=I:J"
 # in the run's line), then insn-mark A just before its peers start and
