@@ -158,6 +158,9 @@ stage_kunit() {
 stage_ktap() {
 	"$RFC_HARNESS/selftests/ktap-selftest.sh" >"$run/ktap-selftest.ktap" 2>"$run/ktap-selftest.log"
 	import_ktap "$run/ktap-selftest.ktap" "ktap: "
+	# postings.py's stable rules on a table of made-up patches
+	python3 "$RFC_HARNESS/postings.py" selftest >"$run/postings-selftest.ktap" 2>&1
+	import_ktap "$run/postings-selftest.ktap" "ktap: postings: " $?
 	# the documents' facts against their one source (make docs)
 	python3 "$RFC_HARNESS/selftests/docs.py" check >"$run/docs.ktap" 2>"$run/docs.log"
 	import_ktap "$run/docs.ktap" "" $?

@@ -23,6 +23,9 @@ trailer) or in the cover letter, one line per patch saying why (stable =
 cover).  A posting for the NFSD tree carries no Cc: stable except on a
 patch listed as an emergency: NFSD's maintainer profile says "Don't add
 'Cc: stable' unless you are absolutely sure".
+
+"selftest" runs those stable rules over a table of made-up patches
+(KTAP; make check's ktap stage).
 """
 
 import argparse
@@ -408,19 +411,11 @@ def check_posting(a, k, d, name, wt, built):
             sob_bad.append(i)
         subj = re.sub(r"^\[[^]]*\] ", "", re.search(r"^Subject: (.*(?:\n [^\n]*)*)", msg,
                                                     re.M).group(1).replace("\n", ""))
-        name_slug = slug(subj)
-        cc_stable = bool(re.search(r"^Cc: stable@vger\.kernel\.org", msg, re.M))
         if fixes and not re.search(r"^Fixes: [0-9a-f]{12,} \(\".*\"\)$", msg, re.M):
             fix_bad.append(i)
-        if fixes and desc.get("stable") == "trailer":
-            if cc_stable == (name_slug in desc["not_stable"]):
-                stable_bad.append(f"{i}: {'Cc: stable on a not-stable patch' if cc_stable else 'no Cc: stable'}")
-        if fixes and desc.get("stable") == "cover":
-            if cc_stable:
-                stable_bad.append(f"{i}: Cc: stable, where the cover letter asks")
-            if not any(subj in x for x in asked):
-                stable_bad.append(f"{i}: not named in the cover letter's Stable: section")
-        if nfsd and cc_stable and name_slug not in desc["emergency"]:
+        stable_why, nfsd_fault = stable_faults(desc, msg, subj, asked)
+        stable_bad += [f"{i}: {w}" for w in stable_why]
+        if nfsd_fault:
             nfsd_bad.append(i)
         for kind, iface in new_interfaces(p):
             if not abi_documented(wt, iface):
@@ -462,6 +457,64 @@ def check_posting(a, k, d, name, wt, built):
                  f"patches {nfsd_bad}")
 
 
+def stable_faults(desc, msg, subj, asked):
+    """What is wrong with how a patch asks stable: the faults by the
+    posting's stable rule (a list of reasons), and whether it breaks the
+    NFSD rule (no Cc: stable but on an emergency).  On a posting for the
+    NFSD tree the NFSD rule alone judges a Cc: stable trailer, so that a
+    trailer is one fault with one reason, and an emergency may carry it."""
+    cc_stable = bool(re.search(r"^Cc: stable@vger\.kernel\.org", msg, re.M))
+    name_slug = slug(subj)
+    nfsd = "NFSD" in desc.get("tree", "")
+    why = []
+    if desc.get("fixes") and desc.get("stable") == "trailer":
+        if cc_stable == (name_slug in desc["not_stable"]):
+            why.append("Cc: stable on a not-stable patch" if cc_stable else "no Cc: stable")
+    if desc.get("fixes") and desc.get("stable") == "cover":
+        if cc_stable and not nfsd:
+            why.append("Cc: stable, where the cover letter asks")
+        if not any(subj in x for x in asked):
+            why.append("not named in the cover letter's Stable: section")
+    return why, nfsd and cc_stable and name_slug not in desc["emergency"]
+
+
+STABLE_CASES = [
+    # (name, tree, stable, not-stable, emergency, Cc: stable?, in the
+    #  cover's Stable: section?, faults by the stable rule, NFSD fault?)
+    ("trailer-asked", "rdma", "trailer", [], [], True, False, [], False),
+    ("trailer-missing", "rdma", "trailer", [], [], False, False, ["no Cc: stable"], False),
+    ("trailer-not-stable", "rdma", "trailer", ["Fix-it"], [], True, False,
+     ["Cc: stable on a not-stable patch"], False),
+    ("trailer-not-stable-left-out", "rdma", "trailer", ["Fix-it"], [], False, False, [], False),
+    ("cover-asked", "rdma", "cover", [], [], False, True, [], False),
+    ("cover-unnamed", "rdma", "cover", [], [], False, False,
+     ["not named in the cover letter's Stable: section"], False),
+    ("cover-and-trailer", "rdma", "cover", [], [], True, True,
+     ["Cc: stable, where the cover letter asks"], False),
+    ("nfsd-cover-asked", "NFSD", "cover", [], [], False, True, [], False),
+    ("nfsd-trailer", "NFSD", "cover", [], [], True, True, [], True),
+    ("nfsd-emergency-trailer", "NFSD", "cover", [], ["Fix-it"], True, True, [], False),
+    ("nfsd-trailer-rule", "NFSD", "trailer", [], [], True, False, [], True),
+]
+
+
+def selftest():
+    """The stable rules on a table of made-up patches, as KTAP."""
+    k = Ktap()
+    print("KTAP version 1")
+    print(f"1..{len(STABLE_CASES)}")
+    for name, tree, stable, not_stable, emergency, cc, named, want, want_nfsd in STABLE_CASES:
+        desc = {"tree": tree, "fixes": True, "stable": stable, "not_stable": not_stable,
+                "emergency": emergency}
+        msg = "Subject: [PATCH] Fix it\n\nWhy.\n\nFixes: 0123456789ab (\"x\")\n"
+        if cc:
+            msg += "Cc: stable@vger.kernel.org\n"
+        asked = [" - \"Fix it\": yes."] if named else []
+        got = stable_faults(desc, msg, "Fix it", asked)
+        k.result(got == (want, want_nfsd), f"stable {name}", f"got {got}")
+    return 1 if k.failed else 0
+
+
 def stable_section(cover):
     """The lines of the cover letter's "Stable:" section, from that line
     to the next empty one, continuation lines joined to their item."""
@@ -477,7 +530,9 @@ def stable_section(cover):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("cmd", choices=["export", "check"])
+    ap.add_argument("cmd", choices=["export", "check", "selftest"])
+    if sys.argv[1:2] == ["selftest"]:
+        sys.exit(selftest())
     ap.add_argument("--tree", required=True)
     ap.add_argument("--base-tag", required=True)
     ap.add_argument("--patches", required=True)
