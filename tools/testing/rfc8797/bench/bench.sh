@@ -198,7 +198,7 @@ runtime=${BENCH_RUNTIME:-$runtime}
 read -ra kernels <<<"${BENCH_KERNELS:-ours base stock}"
 # stock_k: the kernel in the part of "stock" (report.py's ours / stock,
 # cost.py's), the Debian kernel BENCH_KERNELS names; stock by default
-stock_k=stock
+stock_k=
 for k in "${kernels[@]}"; do
 	# ours, base (BENCH_BASE), and Debian's kernels that stock.sh fetches
 	# and that boot under the host's userland: what run_pair and
@@ -209,11 +209,12 @@ for k in "${kernels[@]}"; do
 		[ "$k" = ours ] || [ "$k" = base ] ||
 			die "BENCH_KERNELS=$BENCH_KERNELS: of our builds, ours and base"
 	else
-		[ "$stock_k" = stock ] || [ "$stock_k" = "$k" ] ||
+		[ -z "$stock_k" ] ||
 			die "BENCH_KERNELS=$BENCH_KERNELS: one Debian kernel, in the part of stock"
 		stock_k=$k
 	fi
 done
+stock_k=${stock_k:-stock}
 [ "$(printf '%s\n' "${kernels[@]}" | sort -u | wc -l)" = ${#kernels[@]} ] ||
 	die "BENCH_KERNELS=$BENCH_KERNELS: each kernel once"
 [ ${#kernels[@]} -le 3 ] || die "BENCH_KERNELS=$BENCH_KERNELS: three kernels at most (the rounds' orders)"

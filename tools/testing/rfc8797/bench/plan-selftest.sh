@@ -11,7 +11,7 @@ set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 harness_env || exit 1
 ktap_print_header
-ktap_set_plan 10
+ktap_set_plan 11
 
 # plan ENV...: bench.sh's plan under the settings ENV (NAME=VALUE), in
 # $out; its status
@@ -54,6 +54,13 @@ if plan BENCH=nope; then
 	ktap_test_fail "an unknown mode is refused" "BENCH=nope: $out"
 else
 	ktap_test_pass "an unknown mode is refused"
+fi
+# "stock" is a kernel name, not the mark of a part not yet taken: two
+# Debian kernels were both let into the part of stock
+if plan BENCH=full BENCH_KERNELS="ours stock stock-7.3"; then
+	ktap_test_fail "two Debian kernels are refused" "ours stock stock-7.3: $out"
+else
+	ktap_test_pass "two Debian kernels are refused"
 fi
 ktap_print_totals
 ktap_ok
