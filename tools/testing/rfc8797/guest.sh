@@ -154,7 +154,7 @@ initrd)
 	initrd=(-initrd "$K_INITRD")
 	cmdline="$cmdline rfc8797.modules=$K_MODULES"
 	;;
-trixie)
+debootstrap)
 	# Debian 13's kernel booted on the trixie root that trixie.sh
 	# installed the DKMS package into: its userland, its modules (the
 	# work root and initramfs of the kernel's SUFFIX)

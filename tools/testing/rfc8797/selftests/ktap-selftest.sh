@@ -326,10 +326,10 @@ kernels_ok() {
 	for k in "$KERNELS_DIR"/*; do
 		k=${k##*/}
 		kernel_info "$k" || { bad+=" $k:unreadable"; continue; }
-		[[ "$K_ROOT" =~ ^(9p|initrd|trixie)$ && "$K_RPCRDMA" =~ ^(ours|stock)$ &&
-			"$K_DEBIAN" =~ ^(yes|no)$ && "$K_FETCH" =~ ^(build|stock.sh|dkms|trixie)$ ]] ||
+		[[ "$K_ROOT" =~ ^(9p|initrd|debootstrap)$ && "$K_RPCRDMA" =~ ^(ours|stock)$ &&
+			"$K_DEBIAN" =~ ^(yes|no)$ && "$K_FETCH" =~ ^(build|stock.sh|dkms|trixie.sh)$ ]] ||
 			bad+=" $k:$K_ROOT/$K_RPCRDMA/$K_DEBIAN/$K_FETCH"
-		[ "$K_ROOT" = trixie ] || [ -n "$K_IMAGE" ] || bad+=" $k:no-image"
+		[ "$K_ROOT" = debootstrap ] || [ -n "$K_IMAGE" ] || bad+=" $k:no-image"
 		[ "$K_FETCH" != build ] || [ -n "$K_MAKE" ] || bad+=" $k:no-make"
 	done
 	echo "${bad:-ok}"

@@ -195,7 +195,7 @@ expectations() {
 has_views() { kernel_is "$1" rpcrdma=ours && kernel_is "$1" root=9p; }
 # two_guest_kernel KERNEL: a kernel of data/kernels/ that two-guest.sh
 # can boot (the host's userland: not the trixie roots)
-two_guest_kernel() { kernel_info "$1" && [ "$K_ROOT" != trixie ]; }
+two_guest_kernel() { kernel_info "$1" && [ "$K_ROOT" != debootstrap ]; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
