@@ -675,15 +675,17 @@ stage_dkms() {
 		return
 	fi
 	result "dkms: build for $STOCK_KREL" pass
-	dkms_guest dkms dkms-rxe "$RFC_HARNESS/guest/tests/nfs-basic.sh" --transport rxe 3 4.2
+	dkms_guest "$DKMS_STOCK_KERNEL" dkms-rxe "$RFC_HARNESS/guest/tests/nfs-basic.sh" \
+		--transport rxe 3 4.2
 	for t in ${DKMS_TESTS-agree}; do
-		dkms_guest dkms "dkms-rxe-$t" "$RFC_HARNESS/guest/tests/test-$t.sh"
+		dkms_guest "$DKMS_STOCK_KERNEL" "dkms-rxe-$t" "$RFC_HARNESS/guest/tests/test-$t.sh"
 	done
 	# DKMS_INSTALL=1: the package's own postinst and apt purge in a stock
 	# guest (guest/tests/dkms-install.sh: dpkg -i, a dkms build under TCG and
 	# two depmod runs; 846 s when last measured, so not by default)
 	if [ -n "${DKMS_INSTALL:-}" ]; then
-		RFC8797_KERNEL=stock E2E_TIMEOUT=1800 e2e_guest dkms-install rxe \
+		kernel_info "$DKMS_STOCK_KERNEL"
+		RFC8797_KERNEL=$K_ON E2E_TIMEOUT=1800 e2e_guest dkms-install rxe \
 			"$RFC_HARNESS/guest/tests/dkms-install.sh" "$deb"
 	fi
 }

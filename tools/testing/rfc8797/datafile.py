@@ -23,6 +23,14 @@ def bases_dir():
     return os.environ.get("RFC8797_BASES_DIR") or os.path.join(HERE, "data", "bases")
 
 
+def base_cache():
+    """the cache folder of the base lib.sh's harness_load picks (RFC8797_BASE,
+    mainline by default) under its CACHE_ROOT: lib.sh's CACHE"""
+    root = os.environ.get("RFC8797_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "rfc8797")
+    return os.path.join(root, os.environ.get("RFC8797_BASE") or "mainline")
+
+
 def base_keys(name):
     """the keys of the base NAME; None when there is no such base"""
     if not name:

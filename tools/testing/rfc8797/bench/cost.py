@@ -44,7 +44,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from datafile import base_keys  # noqa: E402  (the harness's data files)
+from datafile import base_cache, base_keys  # noqa: E402  (the harness's data files)
 from ksyms import text_symbols  # noqa: E402  (System.map)
 
 LAYERS = [
@@ -380,11 +380,7 @@ def layer_at(ranges, addr):
 
 def layer_sets_of_ours(here, run):
     """our build's layer name sets (for Debian's built-in code)"""
-    top = os.path.abspath(os.path.join(here, "..", "..", "..", ".."))
-    cache = os.environ.get("RFC8797_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "rfc8797")
-    base = os.environ.get("RFC8797_BASE", "mainline")
-    build = os.path.join(cache, base, "build", "main")
+    build = os.path.join(base_cache(), "build", "main")
     return [(name, layer_names(build, dirs)) for name, dirs in LAYERS]
 
 
