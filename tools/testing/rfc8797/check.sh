@@ -159,7 +159,7 @@ stage_ktap() {
 	"$RFC_HARNESS/selftests/ktap-selftest.sh" >"$run/ktap-selftest.ktap" 2>"$run/ktap-selftest.log"
 	import_ktap "$run/ktap-selftest.ktap" "ktap: "
 	# postings.py's stable rules on a table of made-up patches
-	python3 "$RFC_HARNESS/postings.py" selftest >"$run/postings-selftest.ktap" 2>&1
+	python3 "$RFC_HARNESS/postings.py" selftest >"$run/postings-selftest.ktap" 2>"$run/postings-selftest.log"
 	import_ktap "$run/postings-selftest.ktap" "ktap: postings: " $?
 	# the documents' facts against their one source (make docs)
 	python3 "$RFC_HARNESS/selftests/docs.py" check >"$run/docs.ktap" 2>"$run/docs.log"
@@ -653,6 +653,8 @@ stage_fstests() {
 # two shared cores at load 7.
 stage_dkms() {
 	local deb k t
+	kernel_is "$DKMS_STOCK_KERNEL" fetch=dkms ||
+		{ result "dkms: kernel" fail "data/bases/$RFC_BASE names no DKMS_STOCK_KERNEL of data/kernels/ with FETCH=dkms"; return; }
 	"$RFC_HARNESS/deps.sh" dkms >"$run/dkms-deps.log" 2>&1 ||
 		{ result "dkms: deps" fail "deps.sh dkms failed, see $run/dkms-deps.log"; return; }
 	if ! deb=$("$RFC_HARNESS/dkms.sh" package 2>"$run/dkms-package.log"); then
@@ -684,7 +686,7 @@ stage_dkms() {
 	# guest (guest/tests/dkms-install.sh: dpkg -i, a dkms build under TCG and
 	# two depmod runs; 846 s when last measured, so not by default)
 	if [ -n "${DKMS_INSTALL:-}" ]; then
-		kernel_info "$DKMS_STOCK_KERNEL"
+		kernel_info "$DKMS_STOCK_KERNEL" || die "no kernel $DKMS_STOCK_KERNEL"
 		RFC8797_KERNEL=$K_ON E2E_TIMEOUT=1800 e2e_guest dkms-install rxe \
 			"$RFC_HARNESS/guest/tests/dkms-install.sh" "$deb"
 	fi

@@ -461,13 +461,14 @@ def stable_faults(desc, msg, subj, asked):
     """What is wrong with how a patch asks stable: the faults by the
     posting's stable rule (a list of reasons), and whether it breaks the
     NFSD rule (no Cc: stable but on an emergency).  On a posting for the
-    NFSD tree the NFSD rule alone judges a Cc: stable trailer, so that a
-    trailer is one fault with one reason, and an emergency may carry it."""
+    NFSD tree the NFSD rule alone judges a Cc: stable trailer, whichever
+    the posting's rule: a trailer is one fault with one reason, an
+    emergency may carry it, and no patch is asked for one."""
     cc_stable = bool(re.search(r"^Cc: stable@vger\.kernel\.org", msg, re.M))
     name_slug = slug(subj)
     nfsd = "NFSD" in desc.get("tree", "")
     why = []
-    if desc.get("fixes") and desc.get("stable") == "trailer":
+    if desc.get("fixes") and desc.get("stable") == "trailer" and not nfsd:
         if cc_stable == (name_slug in desc["not_stable"]):
             why.append("Cc: stable on a not-stable patch" if cc_stable else "no Cc: stable")
     if desc.get("fixes") and desc.get("stable") == "cover":
@@ -480,7 +481,8 @@ def stable_faults(desc, msg, subj, asked):
 
 STABLE_CASES = [
     # (name, tree, stable, not-stable, emergency, Cc: stable?, in the
-    #  cover's Stable: section?, faults by the stable rule, NFSD fault?)
+    #  cover's Stable: section?, faults by the stable rule, NFSD fault?);
+    # every patch a fix, and "not-a-fix" below
     ("trailer-asked", "rdma", "trailer", [], [], True, False, [], False),
     ("trailer-missing", "rdma", "trailer", [], [], False, False, ["no Cc: stable"], False),
     ("trailer-not-stable", "rdma", "trailer", ["Fix-it"], [], True, False,
@@ -495,6 +497,8 @@ STABLE_CASES = [
     ("nfsd-trailer", "NFSD", "cover", [], [], True, True, [], True),
     ("nfsd-emergency-trailer", "NFSD", "cover", [], ["Fix-it"], True, True, [], False),
     ("nfsd-trailer-rule", "NFSD", "trailer", [], [], True, False, [], True),
+    ("nfsd-trailer-rule-none", "NFSD", "trailer", [], [], False, False, [], False),
+    ("nfsd-trailer-rule-not-stable", "NFSD", "trailer", ["Fix-it"], [], True, False, [], True),
 ]
 
 
@@ -502,7 +506,7 @@ def selftest():
     """The stable rules on a table of made-up patches, as KTAP."""
     k = Ktap()
     print("KTAP version 1")
-    print(f"1..{len(STABLE_CASES)}")
+    print(f"1..{len(STABLE_CASES) + 2}")
     for name, tree, stable, not_stable, emergency, cc, named, want, want_nfsd in STABLE_CASES:
         desc = {"tree": tree, "fixes": True, "stable": stable, "not_stable": not_stable,
                 "emergency": emergency}
@@ -512,6 +516,12 @@ def selftest():
         asked = [" - \"Fix it\": yes."] if named else []
         got = stable_faults(desc, msg, "Fix it", asked)
         k.result(got == (want, want_nfsd), f"stable {name}", f"got {got}")
+    # a posting that is not of fixes is asked nothing, NFSD's or not
+    for tree in ("rdma", "NFSD"):
+        desc = {"tree": tree, "fixes": False, "stable": "trailer", "not_stable": [],
+                "emergency": []}
+        got = stable_faults(desc, "Subject: [PATCH] Add it\n", "Add it", [])
+        k.result(got == ([], False), f"stable not-a-fix {tree}", f"got {got}")
     return 1 if k.failed else 0
 
 

@@ -196,6 +196,8 @@ workloads=${BENCH_WORKLOADS:-$workloads}
 versions=${BENCH_VERSIONS:-$versions}
 runtime=${BENCH_RUNTIME:-$runtime}
 read -ra kernels <<<"${BENCH_KERNELS:-ours base stock}"
+[ "$(printf '%s\n' "${kernels[@]}" | sort -u | wc -l)" = ${#kernels[@]} ] ||
+	die "BENCH_KERNELS=$BENCH_KERNELS: each kernel once"
 # stock_k: the kernel in the part of "stock" (report.py's ours / stock,
 # cost.py's), the Debian kernel BENCH_KERNELS names; stock by default
 stock_k=
@@ -215,8 +217,6 @@ for k in "${kernels[@]}"; do
 	fi
 done
 stock_k=${stock_k:-stock}
-[ "$(printf '%s\n' "${kernels[@]}" | sort -u | wc -l)" = ${#kernels[@]} ] ||
-	die "BENCH_KERNELS=$BENCH_KERNELS: each kernel once"
 [ ${#kernels[@]} -le 3 ] || die "BENCH_KERNELS=$BENCH_KERNELS: three kernels at most (the rounds' orders)"
 # role_of KERNEL: its part in the results (bench.jsonl's "kernel", the
 # reports' columns): ours, base or stock

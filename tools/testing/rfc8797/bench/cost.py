@@ -317,7 +317,7 @@ def cmd_cases(args):
             ksyms = os.path.join(run, side, "kallsyms.txt")
             if not layered and (stock_map or os.path.exists(ksyms)):
                 attr = Attributor(ksyms if os.path.exists(ksyms) else stock_map,
-                                  layer_sets_of_ours(here, run),
+                                  layer_sets_of_ours(),
                                   os.path.join(run, side, "modules-text.txt"))
             fattr = attr
             ranges = None
@@ -378,7 +378,7 @@ def layer_at(ranges, addr):
     return "rest"
 
 
-def layer_sets_of_ours(here, run):
+def layer_sets_of_ours():
     """our build's layer name sets (for Debian's built-in code)"""
     build = os.path.join(base_cache(), "build", "main")
     return [(name, layer_names(build, dirs)) for name, dirs in LAYERS]
