@@ -262,8 +262,16 @@ pullup_case() {
 	dd if=/dev/urandom of=$EXPORT/pullup-file bs=32k count=1 status=none
 	want=$(dd if=$EXPORT/pullup-file bs=$len skip=$off count=1 \
 		  iflag=skip_bytes status=none | od -An -v -tx1 | tr -d ' \n')
-	if ! echo $SRV_RECV >$SYS/max_req_size || ! echo 0 >$SYS/max_send_size; then
-		fail "$name" "cannot set max_req_size $SRV_RECV, max_send_size 0"
+	# RFC8797_INJECT=pullup-v2: Send buffers of 4096 octets, as v2 gave
+	# such a peer (min(max_send_size, 4096)); the reply must then fail
+	local send=0
+	# shellcheck disable=SC2153	# INJECT: guest_settings' (lib.sh)
+	if [ "$INJECT" = pullup-v2 ]; then
+		send=4096
+		log "$name: max_send_size $send on purpose (RFC8797_INJECT=pullup-v2)"
+	fi
+	if ! echo $SRV_RECV >$SYS/max_req_size || ! echo $send >$SYS/max_send_size; then
+		fail "$name" "cannot set max_req_size $SRV_RECV, max_send_size $send"
 		return
 	fi
 	trace_on rpcrdma/svcrdma_err_chunk rpcrdma/svcrdma_send_pullup
