@@ -55,10 +55,12 @@ make_check_stages() {
 # The stages that boot or build in the base's own test kernel
 # ($CACHE/build/main): make check builds a base's kernel only when one
 # of that base's stages is here
-KERNEL_STAGES=(kunit sparse postings clock e2e hostile sendqueue parallel storm interop scale pressure nfstest
+KERNEL_STAGES=(kunit sparse postings clock e2e hostile sendqueue parallel storm interop scale pressure
 	kunit_upstream wireshark_live nfstest_full)
-# (fstests boots the base's FSTESTS_KERNEL: not always its own)
+# (fstests and nfstest boot the base's FSTESTS_KERNEL and NFSTEST_KERNEL:
+# not always its own)
 [ "$FSTESTS_KERNEL" != ours ] || KERNEL_STAGES+=(fstests)
+[ "$NFSTEST_KERNEL" != ours ] || KERNEL_STAGES+=(nfstest)
 # check.sh --needs-kernel [STAGE...]: exit 0 when the stages make check
 # gives this base (RFC8797_BASE; or the STAGEs) need its test kernel
 if [ "${1:-}" = --needs-kernel ]; then
@@ -600,11 +602,16 @@ stage_interop() {
 # expected failures (data/nfstest/expected/BASE/); nfstest_full (make
 # nfstest) runs the full set
 stage_nfstest() {
-	local f=$run/nfstest-${1:-check}.ktap
+	local f=$run/nfstest-${1:-check}.ktap k=()
 	"$RFC_HARNESS/deps.sh" nfstest >"$run/nfstest-deps.log" 2>&1 ||
 		{ result "nfstest: deps" fail "deps.sh nfstest failed, see $run/nfstest-deps.log"; return; }
+	if [ -z "${1:-}" ]; then
+		k=("$NFSTEST_KERNEL")
+		! kernel_is "$NFSTEST_KERNEL" fetch=dkms || [ -d "$CACHE/dkms/modules-$STOCK_KREL" ] ||
+			{ result "nfstest: dkms" fail "no DKMS modules for $STOCK_KREL: the dkms stage lays them out, run it first"; return; }
+	fi
 	rm -f "$f"
-	"$RFC_HARNESS/nfstest.sh" --set "${1:-check}" --results-file "$f" >"$run/nfstest.log" 2>&1
+	"$RFC_HARNESS/nfstest.sh" --set "${1:-check}" --results-file "$f" "${k[@]}" >"$run/nfstest.log" 2>&1
 	import_ktap "$f" "" $?
 }
 stage_nfstest_full() { stage_nfstest full; }

@@ -5,13 +5,15 @@
 # server (guest/interop-server.sh) and a client that runs nfstest's
 # scripts against it (guest/nfstest-client.sh), the packet traces taken
 # on the client's NIC.  Each kernel's failures are checked against its
-# expected-failures list, data/nfstest/expected/BASE/ours.txt or base.txt.
+# expected-failures list, data/nfstest/expected/BASE/KERNEL.txt.
 #
 #   nfstest.sh [--results-file FILE] [--set check|full] [--transport rxe|siw] [KERNEL...]
 #
-# KERNEL: ours (the series) or base (Debian's own kernel of the base's
-# version, BASE_DEBIAN_KERNEL: 7.3.4 on mainline, 6.12 on 6.12); default
-# ours for --set check, both for --set full.  --set check (make check)
+# KERNEL: ours (the series), base (Debian's own kernel of the base's
+# version, BASE_DEBIAN_KERNEL: 7.3.4 on mainline, 6.12 on 6.12), or a
+# kernel of data/kernels/ with the DKMS package's module (dkms: Debian's
+# 6.12 with it, the base's NFSTEST_KERNEL on 6.12); default the base's
+# NFSTEST_KERNEL for --set check, ours and base for --set full.  --set check (make check)
 # runs nfstest_rdma (all of its tests: basic, read, write; its large
 # files of 256 KiB) over NFSv4.2 and NFSv3 at the kernel's default
 # inline thresholds, then NFSTEST_CHECK_SCRIPTS over NFSv4.2;
@@ -42,7 +44,7 @@ case "$set" in check | full) ;; *) die "--set check or full, not $set" ;; esac
 if [ $# -eq 0 ] && [ "$set" = full ]; then
 	set -- ours base
 elif [ $# -eq 0 ]; then
-	set -- ours
+	set -- "$NFSTEST_KERNEL"
 fi
 large=()
 [ "$set" != check ] || large=(--large 256k)
@@ -118,7 +120,10 @@ for name in "$@"; do
 	case "$name" in
 	ours) kern=ours ;;
 	base) kern=$BASE_DEBIAN_KERNEL ;;
-	*) die "KERNEL: ours or base, not $name" ;;
+	*)
+		kernel_is "$name" fetch=dkms || die "KERNEL: ours, base or a DKMS kernel, not $name"
+		kern=$name
+		;;
 	esac
 	dir=$out/$name
 	expected=$RFC_HARNESS/data/nfstest/expected/$RFC_BASE/$name.txt

@@ -274,8 +274,10 @@ expect "check.sh --needs-kernel: 6.12 beside mainline, with sparse" 0 \
 expect "check.sh --needs-kernel: 6.12 alone, every stage" 0 "$(needs 6.12 6.12)"
 expect "check.sh --needs-kernel: stages named, none boots ours" 1 \
 	"$(needs 6.12 6.12 dkms dkms trixie fuzz)"
-expect "check.sh --needs-kernel: 6.12's fstests boots Debian's 6.12" 1 \
-	"$(needs 6.12 "mainline 6.12" "dkms fstests")"
+expect "check.sh --needs-kernel: 6.12's fstests and nfstest boot Debian's 6.12" 1 \
+	"$(needs 6.12 "mainline 6.12" "dkms fstests nfstest")"
+expect "check.sh --needs-kernel: mainline's nfstest boots ours" 0 \
+	"$(needs mainline mainline "" nfstest)"
 expect "check.sh --needs-kernel: mainline's fstests boots ours" 0 \
 	"$(needs mainline mainline "" fstests)"
 
@@ -300,7 +302,7 @@ plan() {
 		CHECK_BASES="$2" "${@:3}" "$RFC_HARNESS/check.sh" --plan 2>&1 | paste -sd'|'
 }
 expect "check.sh --plan: make check's stages of each base, from mainline's run" \
-	"mainline: $(base_value mainline CHECK_STAGES)|6.12: dkms fstests|third: kunit" \
+	"mainline: $(base_value mainline CHECK_STAGES)|6.12: dkms fstests nfstest|third: kunit" \
 	"$(plan mainline "mainline 6.12 third")"
 expect "check.sh --plan: MAKE_CHECK_STAGES in the environment, for every base" \
 	"mainline: sparse|6.12: sparse" "$(plan mainline "mainline 6.12" env MAKE_CHECK_STAGES=sparse)"
