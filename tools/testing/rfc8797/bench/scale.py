@@ -291,6 +291,16 @@ def fit_table(fits, heads, form):
         print(f"| {kernel} | {t} | {ns} | " + " | ".join(vals) + " |")
 
 
+def marked(dumps, spec):
+    """window() between the two marks of SPEC ("A:B", a line's marks= or
+    idle=), or None when SPEC is not two marks that both have dumps"""
+    a, _, b = spec.partition(":")
+    if not (a.isdigit() and b.isdigit()) or int(a) not in dumps or int(b) not in dumps:
+        return None
+    from cost import window  # the insn-count plugin's dumps
+    return window(dumps, int(a), int(b))
+
+
 def insns(args):
     """the server's instructions per connection made (scale.sh --count):
     a row per kernel, type and N whose line has marks=A:B and whose run
@@ -299,7 +309,7 @@ def insns(args):
     many seconds (the line's idle=I:J window), that idle part, and user
     space's; then per kernel and type the least-squares line of the net
     kernel instructions against N"""
-    from cost import read_dumps, window  # the insn-count plugin's dumps
+    from cost import read_dumps  # the insn-count plugin's dumps
     rows, fits = [], []
     for arg in args:
         kernel, _, path = arg.partition("=")
@@ -311,19 +321,14 @@ def insns(args):
         series = {}
         for line in lines_of(path):
             f, _ = parse(line)
-            idle = None
-            i, _, j = f.get("idle", "").partition(":")
-            if i.isdigit() and j.isdigit() and int(i) in dumps and int(j) in dumps:
-                w = window(dumps, int(i), int(j))
-                idle = w["kernel"] / w["sec"] if w["sec"] > 0 else None
-            a, _, b = f.get("marks", "").partition(":")
+            wi = marked(dumps, f.get("idle", ""))
+            idle = wi["kernel"] / wi["sec"] if wi and wi["sec"] > 0 else None
+            w = marked(dumps, f.get("marks", ""))
             asked, n = f["n"], int(f.get("connected", 0))
             shown = asked if str(n) == asked else f"{asked} ({n} made)"
-            if idle is None or not (a.isdigit() and b.isdigit()) \
-                    or int(a) not in dumps or int(b) not in dumps:
+            if idle is None or w is None:
                 rows.append((kernel, f["type"], shown, None, None, None, None))
                 continue
-            w = window(dumps, int(a), int(b))
             quiet = idle * w["sec"]
             rows.append((kernel, f["type"], shown, n, w["kernel"] - quiet, quiet, w["user"]))
             if n and str(n) == asked:
