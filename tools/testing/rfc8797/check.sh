@@ -601,17 +601,22 @@ stage_interop() {
 # Debian's own kernel of the base's version, each against its list of
 # expected failures (data/nfstest/expected/BASE/); nfstest_full (make
 # nfstest) runs the full set
+# dkms_laid_out STAGE KERNEL: true unless KERNEL boots the DKMS package's
+# modules and the dkms stage has not laid them out (a failed result of
+# STAGE says so)
+dkms_laid_out() {
+	! kernel_is "$2" fetch=dkms || [ -d "$CACHE/dkms/modules-$STOCK_KREL" ] ||
+		{ result "$1: dkms" fail "no DKMS modules for $STOCK_KREL: the dkms stage lays them out, run it first"; return 1; }
+}
+
 stage_nfstest() {
-	local f=$run/nfstest-${1:-check}.ktap k=()
+	local f=$run/nfstest-${1:-check}.ktap
 	"$RFC_HARNESS/deps.sh" nfstest >"$run/nfstest-deps.log" 2>&1 ||
 		{ result "nfstest: deps" fail "deps.sh nfstest failed, see $run/nfstest-deps.log"; return; }
-	if [ -z "${1:-}" ]; then
-		k=("$NFSTEST_KERNEL")
-		! kernel_is "$NFSTEST_KERNEL" fetch=dkms || [ -d "$CACHE/dkms/modules-$STOCK_KREL" ] ||
-			{ result "nfstest: dkms" fail "no DKMS modules for $STOCK_KREL: the dkms stage lays them out, run it first"; return; }
-	fi
+	# the check set boots NFSTEST_KERNEL (nfstest.sh's default for it)
+	[ -n "${1:-}" ] || dkms_laid_out nfstest "$NFSTEST_KERNEL" || return
 	rm -f "$f"
-	"$RFC_HARNESS/nfstest.sh" --set "${1:-check}" --results-file "$f" "${k[@]}" >"$run/nfstest.log" 2>&1
+	"$RFC_HARNESS/nfstest.sh" --set "${1:-check}" --results-file "$f" >"$run/nfstest.log" 2>&1
 	import_ktap "$f" "" $?
 }
 stage_nfstest_full() { stage_nfstest full; }
@@ -632,10 +637,7 @@ stage_nfstest_full() { stage_nfstest full; }
 # the run folder: make check never reports a recorded one.
 stage_fstests() {
 	local f=$run/fstests.ktap k=$FSTESTS_KERNEL
-	if [ "$k" = "$DKMS_STOCK_KERNEL" ]; then
-		[ -d "$CACHE/dkms/modules-$STOCK_KREL" ] ||
-			{ result "fstests: dkms" fail "no DKMS modules for $STOCK_KREL: the dkms stage lays them out, run it first"; return; }
-	fi
+	dkms_laid_out fstests "$k" || return
 	rm -f "$f"
 	# a hang costs ten minutes, not fstests.sh's thirty
 	"$RFC_HARNESS/fstests.sh" run --kernel "$k" --tests "$FSTESTS_SMOKE" --per-test 600 \
