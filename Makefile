@@ -32,10 +32,13 @@
 #                   and on Debian's kernel of the base's version, each
 #                   against its list of expected failures
 #   make fstests    fstests over NFS/RDMA in one guest (VERS=3|4.1|4.2,
-#                   TRANSPORT=rxe|siw, KERNEL=ours|base, GROUP=quick or a
-#                   list of tests, FSTESTS_BUDGET=seconds): resumes where
-#                   the last run of the same kernel stopped, checks the
-#                   failures against data/fstests/expunges/ (fstests.sh)
+#                   TRANSPORT=rxe|siw, KERNEL=ours|base, GROUP=quick,
+#                   quick+rw (in both) or a list of tests,
+#                   FSTESTS_BUDGET=seconds): resumes where the last run of
+#                   the same code stopped, on this machine or, through the
+#                   record it keeps in data/fstests/records/, another;
+#                   checks the failures against data/fstests/expunges/
+#                   (fstests.sh)
 #   make bench      counters, memory, timed ratios against the base (the
 #                   series' own effect) and the stock kernel, and each workload
 #                   as a fraction of the link's perftest limit (BENCH=quick:
@@ -237,7 +240,8 @@ help:
 	@echo "                     and full sets (default: see nfstest.sh)"
 	@echo "  NFSTEST_PAIR_TIMEOUT  seconds a pair of nfstest guests may take (default 1800, full set 7200)"
 	@echo "  VERS, TRANSPORT, KERNEL, GROUP  make fstests: NFS version (4.2), rxe or siw, ours or"
-	@echo "                     base, a group (quick) or a list of tests (\"generic/001 generic/013\")"
+	@echo "                     base, a group (quick; quick+rw: in both) or a list of tests"
+	@echo "                     (\"generic/001 generic/013\")"
 	@echo "  FSTESTS_BUDGET     make fstests: seconds after which no guest starts more tests"
 	@echo "  FSTESTS_SRC        fstests' source, a checkout or tarball (default: the snapshot in"
 	@echo "                     ../shared/third-party, else a clone of upstream)"

@@ -22,10 +22,10 @@
 # tarball's hash, or the checkout's commit), after "deps.sh fstests";
 # prints the built tree.
 # run: the tests of GROUP (default quick: generic/ and nfs/ tests of
-# that group in fstests' group lists) or the TESTs on KERNEL (ours, the
-# series; base, the same source without it: tree.sh base; dkms, Debian's
-# stock kernel with the DKMS package's rpcrdma.ko, laid out by the dkms
-# stage) over NFS version VERS and TRANSPORT (default 4.2 over rxe).
+# that group in fstests' group lists; quick+rw: those in both) or the
+# TESTs on KERNEL (ours, the series; base, the same source without it:
+# tree.sh base; dkms, Debian's stock kernel with the DKMS package's
+# rpcrdma.ko, laid out by the dkms stage) over NFS version VERS and TRANSPORT (default 4.2 over rxe).
 # Every result is recorded as it comes (each guest's results.txt in
 # the folder DIR, merged into DIR/results.txt; default
 # $CACHE/fstests/ID/KERNEL-CODE-nfsVERS-TRANSPORT; CODE: a hash of the
@@ -34,7 +34,12 @@
 # never outlives the
 # code that gave it, and a changelog's edit does not throw the record
 # away), and a later run with that folder
-# skips what is recorded: a group finishes over several runs.  Guests are
+# skips what is recorded: a group finishes over several runs.  Without
+# --record (make fstests), the merged record is also kept in the
+# repository, data/fstests/records/BASE/ID/KERNEL-CODE-nfsVERS-TRANSPORT.txt
+# (one line per test: TEST RESULT SECONDS REASON), and read back with
+# the cache's: a cache does not outlive its machine, and a group takes
+# longer than a session.  Guests are
 # booted until every test has a result or --budget seconds (default: no
 # limit) are spent; a guest in which a test hangs (no result for
 # --per-test seconds, default 1800) stops and the next one goes on after
@@ -123,13 +128,22 @@ fstests_build() {
 	echo "$dst"
 }
 
-# group_tests TREE GROUP: the generic/ and nfs/ tests of GROUP
+# group_tests TREE GROUP: the generic/ and nfs/ tests of GROUP; GROUP
+# may name several groups joined by "+" (quick+rw): the tests in all
 group_tests() {
 	local d
 	for d in generic nfs; do
 		[ -f "$1/tests/$d/group.list" ] || continue
-		awk -v g="$2" -v d="$d" '!/^#/ { for (i = 2; i <= NF; i++) if ($i == g) { print d "/" $1; break } }' \
-			"$1/tests/$d/group.list"
+		awk -v g="$2" -v d="$d" '
+			BEGIN { n = split(g, want, "+") }
+			!/^#/ {
+				k = 0
+				for (j = 1; j <= n; j++)
+					for (i = 2; i <= NF; i++)
+						if ($i == want[j]) { k++; break }
+				if (k == n)
+					print d "/" $1
+			}' "$1/tests/$d/group.list"
 	done
 }
 
@@ -213,17 +227,27 @@ cmd_run() {
 		mapfile -t list < <(group_tests "$fst" "$group")
 	fi
 	[ ${#list[@]} -gt 0 ] || die "no test in group $group of $fst"
-	local state
-	dir=${dir:-$CACHE/fstests/$(basename "$fst")/$kernel-$tree_id-nfs$vers-$transport}
-	# the record: what every guest wrote as it went, and the hangs this
-	# script found (a guest that died in a test), read afresh each time,
-	# so that a run killed midway loses no result
+	local state ledger=/dev/null rec=$kernel-$tree_id-nfs$vers-$transport
+	if [ -z "$dir" ]; then
+		dir=$CACHE/fstests/$(basename "$fst")/$rec
+		ledger=$RFC_HARNESS/data/fstests/records/$RFC_BASE/$(basename "$fst")/$rec.txt
+		mkdir -p "${ledger%/*}"
+		touch "$ledger"
+	fi
+	# the record: what every guest wrote as it went, the hangs this
+	# script found (a guest that died in a test) and the ledger's lines,
+	# a test's first line only, read afresh each time, so that a run
+	# killed midway loses no result; the ledger is rewritten from it
 	state=$dir/results.txt
 	mkdir -p "$dir"
 	touch "$dir/host.txt"
-	record() { cat "$dir"/boot-*/results.txt "$dir/host.txt" 2>/dev/null >"$state"; }
+	record() {
+		cat "$dir"/boot-*/results.txt "$dir/host.txt" "$ledger" 2>/dev/null |
+			awk '!seen[$1]++' >"$state"
+		[ "$ledger" = /dev/null ] || cp "$state" "$ledger"
+	}
 	local expunge=$RFC_HARNESS/data/fstests/expunges/$RFC_BASE/nfs_rdma/$vers/$transport.txt
-	msg "$name: ${#list[@]} tests of fstests $(basename "$fst"), results in $dir"
+	msg "$name: ${#list[@]} tests of fstests $(basename "$fst"), results in $dir$([ "$ledger" = /dev/null ] || echo " and $ledger")"
 
 	local start=$SECONDS t boot rc todo done_n left gt
 	local -A have
