@@ -46,16 +46,25 @@ no_delegations() {
 	echo 0 >/proc/sys/fs/leases-enable
 }
 
-# start_nfsd: an NFS server exporting a tmpfs at $EXPORT over RDMA;
-# NFSD_GRACE_END: the $SECONDS at which its NFSv4 grace period has ended
-# (now, when it had no client to reclaim)
+# start_nfsd: an NFS server exporting a tmpfs at $EXPORT over RDMA (with
+# EXPORT_IMAGE set: that file system image, mounted noatime from a loop
+# device, EXPORT_DEV); NFSD_GRACE_END: the $SECONDS at which its NFSv4 grace period
+# has ended (now, when it had no client to reclaim)
 start_nfsd() {
 	modprobe nfsd 2>/dev/null
 	modprobe rpcrdma 2>/dev/null
 	mount -t nfsd nfsd /proc/fs/nfsd || return 1
 	mkdir -p /var/lib/nfs/rpc_pipefs /run/rpcbind "$EXPORT" /var/lib/nfs/v4recovery
 	mount -t rpc_pipefs sunrpc /var/lib/nfs/rpc_pipefs 2>/dev/null
-	mount -t tmpfs -o size=768M tmpfs "$EXPORT"
+	if [ -n "${EXPORT_IMAGE:-}" ]; then
+		# "mount -o loop" failed once with EBUSY ("Can't open
+		# blockdev") just after attaching the device: attach, then
+		# mount, for up to 10 s
+		EXPORT_DEV=$(losetup -f --show "$EXPORT_IMAGE") || return 1
+		slowwait 10 mount -o noatime "$EXPORT_DEV" "$EXPORT" || return 1
+	else
+		mount -t tmpfs -o size=768M tmpfs "$EXPORT"
+	fi
 	chmod 1777 "$EXPORT"
 	echo "$EXPORT *(rw,no_root_squash,insecure,no_subtree_check,fsid=0)" >/etc/exports
 	rpcbind -w || return 1
