@@ -100,6 +100,12 @@ fi
 pass killed-rpc-mount
 dd if=/dev/urandom of=/tmp/model bs=1M count=16 status=none
 cp /tmp/model $MNT/data && sync
+if [ "$INJECT" = checksum ]; then
+	# the server's copy changes under the readers: every read of that
+	# block must differ from the model
+	printf 'X' | dd of="$EXPORT/data" bs=1 seek=70000 conv=notrunc status=none
+	log "one octet of the server's copy changed (RFC8797_INJECT=checksum)"
+fi
 
 # the events that tell the story; a buffer that holds a round of READs
 echo 16384 >$T/buffer_size_kb
