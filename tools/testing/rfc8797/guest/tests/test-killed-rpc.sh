@@ -33,7 +33,7 @@
 # to come, that Write fails (the client's siw answers it with a
 # TERMINATE) and the connection is lost; else the reply is dropped as an
 # unknown xid.  Either way no READ may fail or return other bytes.
-# Rounds go on (at most N, default 6) until two have shown the MR
+# Rounds go on (at most N, default 4) until two have shown the MR
 # registered again before the late reply, one of them with a newer READ
 # that the server answered after it.  Results:
 #   killed-rpc-transport, -setup, -mount
@@ -58,7 +58,7 @@
 . "$(dirname "$0")/../lib.sh"
 guest_settings
 
-rounds=6
+rounds=4
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--rounds) rounds=$2; shift 2 ;;
