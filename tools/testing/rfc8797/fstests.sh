@@ -169,6 +169,20 @@ code_id() {
 	[ "${PIPESTATUS[0]}" = 0 ]
 }
 
+# whole_lines FILE...: the FILEs' lines but a last one that is still
+# being written (no newline yet); FILEs that do not exist are left out
+whole_lines() {
+	local f
+	for f; do
+		[ -f "$f" ] || continue
+		if [ -z "$(tail -c 1 "$f")" ]; then
+			cat "$f"
+		else
+			sed '$d' "$f"
+		fi
+	done
+}
+
 cmd_run() {
 	local vers=4.2 transport=rxe kernel=ours group=quick tests="" budget=0 per_test=1800 file="" dir=""
 	while [ $# -gt 0 ]; do
@@ -236,20 +250,21 @@ cmd_run() {
 	fi
 	# the record: what every guest wrote as it went, the hangs this
 	# script found (a guest that died in a test) and the ledger's lines,
-	# a test's first line only, read afresh each time, so that a run
-	# killed midway loses no result; the ledger is rewritten from it
+	# a test's first line only, read afresh each time (and every minute
+	# while a guest runs), so that a run killed midway loses no result;
+	# the ledger is rewritten from it, each file replaced whole
 	state=$dir/results.txt
 	mkdir -p "$dir"
 	touch "$dir/host.txt"
 	record() {
-		cat "$dir"/boot-*/results.txt "$dir/host.txt" "$ledger" 2>/dev/null |
-			awk '!seen[$1]++' >"$state"
-		[ "$ledger" = /dev/null ] || cp "$state" "$ledger"
+		whole_lines "$dir"/boot-*/results.txt "$dir/host.txt" "$ledger" |
+			awk '!seen[$1]++' >"$state.tmp" && mv "$state.tmp" "$state"
+		[ "$ledger" = /dev/null ] || { cp "$state" "$ledger.tmp" && mv "$ledger.tmp" "$ledger"; }
 	}
 	local expunge=$RFC_HARNESS/data/fstests/expunges/$RFC_BASE/nfs_rdma/$vers/$transport.txt
 	msg "$name: ${#list[@]} tests of fstests $(basename "$fst"), results in $dir$([ "$ledger" = /dev/null ] || echo " and $ledger")"
 
-	local start=$SECONDS t boot rc todo done_n left gt
+	local start=$SECONDS t boot rc todo done_n left gt syncer
 	local -A have
 	while :; do
 		have=()
@@ -270,12 +285,18 @@ cmd_run() {
 		# last test to end and the guest to stop
 		gt=$(( (left > 0 ? left : 86400) + per_test + 300 ))
 		msg "$name: booting a guest for $(wc -l <"$todo") tests ($boot)"
+		# the record as the guest goes, every minute: a session or a
+		# machine that ends midway keeps what it ran
+		(while sleep 60; do record; done) &
+		syncer=$!
 		"$RFC_HARNESS/guest.sh" --kernel "$kernel" --mem 4096 --timeout "$gt" --results "$boot" \
 			--name fstests --append "rfc8797.transport=$transport rfc8797.inject=${RFC8797_INJECT:-}" \
 			"$RFC_HARNESS/guest/fstests-client.sh" --fstests "$fst" --vers "$vers" \
 			--list "$todo" --done "$done_n" --total "${#list[@]}" --budget "$left" \
 			--per-test "$per_test" 2>&1 | sed -un 's/.*fstests-progress: /  /p' >&2
 		rc=${PIPESTATUS[0]}
+		kill "$syncer" 2>/dev/null
+		wait "$syncer" 2>/dev/null
 		record
 		t=$(tail -n 1 "$boot/running" 2>/dev/null)
 		if [ "$rc" != 0 ] && [ -n "$t" ] && ! grep -q "^$t " "$state"; then
