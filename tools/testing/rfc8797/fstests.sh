@@ -35,11 +35,12 @@
 # code that gave it, and a changelog's edit does not throw the record
 # away), and a later run with that folder
 # skips what is recorded: a group finishes over several runs.  Without
-# --record (make fstests), the merged record is also kept in the
-# repository, data/fstests/records/BASE/ID/KERNEL-CODE-nfsVERS-TRANSPORT.txt
-# (one line per test: TEST RESULT SECONDS REASON), and read back with
-# the cache's: a cache does not outlive its machine, and a group takes
-# longer than a session.  Guests are
+# --record (make fstests) and without RFC8797_INJECT, the merged record
+# is also kept in the repository,
+# data/fstests/records/BASE/ID/KERNEL-CODE-nfsVERS-TRANSPORT.txt (one
+# line per test: TEST RESULT SECONDS REASON; written every minute while
+# a guest runs), and read back with the cache's: a cache does not
+# outlive its machine, and a group takes longer than a session.  Guests are
 # booted until every test has a result or --budget seconds (default: no
 # limit) are spent; a guest in which a test hangs (no result for
 # --per-test seconds, default 1800) stops and the next one goes on after
@@ -244,9 +245,10 @@ cmd_run() {
 	local state ledger=/dev/null rec=$kernel-$tree_id-nfs$vers-$transport
 	if [ -z "$dir" ]; then
 		dir=$CACHE/fstests/$(basename "$fst")/$rec
-		ledger=$RFC_HARNESS/data/fstests/records/$RFC_BASE/$(basename "$fst")/$rec.txt
-		mkdir -p "${ledger%/*}"
-		touch "$ledger"
+		# a run that breaks something on purpose records nothing for
+		# others to resume from
+		[ -n "${RFC8797_INJECT:-}" ] ||
+			ledger=$RFC_HARNESS/data/fstests/records/$RFC_BASE/$(basename "$fst")/$rec.txt
 	fi
 	# the record: what every guest wrote as it went, the hangs this
 	# script found (a guest that died in a test) and the ledger's lines,
@@ -257,9 +259,13 @@ cmd_run() {
 	mkdir -p "$dir"
 	touch "$dir/host.txt"
 	record() {
+		local tmp=$state.$BASHPID
 		whole_lines "$dir"/boot-*/results.txt "$dir/host.txt" "$ledger" |
-			awk '!seen[$1]++' >"$state.tmp" && mv "$state.tmp" "$state"
-		[ "$ledger" = /dev/null ] || { cp "$state" "$ledger.tmp" && mv "$ledger.tmp" "$ledger"; }
+			awk '!seen[$1]++' >"$tmp" && mv "$tmp" "$state"
+		[ "$ledger" = /dev/null ] || [ ! -s "$state" ] || {
+			mkdir -p "${ledger%/*}" && cp "$state" "$ledger.$BASHPID" &&
+				mv "$ledger.$BASHPID" "$ledger"
+		}
 	}
 	local expunge=$RFC_HARNESS/data/fstests/expunges/$RFC_BASE/nfs_rdma/$vers/$transport.txt
 	msg "$name: ${#list[@]} tests of fstests $(basename "$fst"), results in $dir$([ "$ledger" = /dev/null ] || echo " and $ledger")"
@@ -286,8 +292,18 @@ cmd_run() {
 		gt=$(( (left > 0 ? left : 86400) + per_test + 300 ))
 		msg "$name: booting a guest for $(wc -l <"$todo") tests ($boot)"
 		# the record as the guest goes, every minute: a session or a
-		# machine that ends midway keeps what it ran
-		(while sleep 60; do record; done) &
+		# machine that ends midway keeps what it ran.  The syncer ends
+		# when told (the file $dir/syncer.stop, after its merge in
+		# hand) or when this script is gone, never in a merge
+		rm -f "$dir/syncer.stop"
+		(
+			n=0
+			while [ ! -e "$dir/syncer.stop" ] && kill -0 $$ 2>/dev/null; do
+				sleep 5
+				n=$((n + 5))
+				[ $n -lt 60 ] || { n=0; record; }
+			done
+		) &
 		syncer=$!
 		"$RFC_HARNESS/guest.sh" --kernel "$kernel" --mem 4096 --timeout "$gt" --results "$boot" \
 			--name fstests --append "rfc8797.transport=$transport rfc8797.inject=${RFC8797_INJECT:-}" \
@@ -295,7 +311,7 @@ cmd_run() {
 			--list "$todo" --done "$done_n" --total "${#list[@]}" --budget "$left" \
 			--per-test "$per_test" 2>&1 | sed -un 's/.*fstests-progress: /  /p' >&2
 		rc=${PIPESTATUS[0]}
-		kill "$syncer" 2>/dev/null
+		touch "$dir/syncer.stop"
 		wait "$syncer" 2>/dev/null
 		record
 		t=$(tail -n 1 "$boot/running" 2>/dev/null)
