@@ -150,7 +150,7 @@ nfsd_in_freeze() {
 # in the n_* variables, logs the rest
 n_blocked=0 n_zapped=0 n_late=0 n_again=0 n_live=0 n_exposed=0 n_hit=0 stuck=0 disconnects=0
 one_round() {
-	local r=$1 reads0 lnpid zap task li rd mr h mark late seen again state key after d exposed
+	local r=$1 reads0 lnpid zap task li rd mr h mark late seen again state key after d exposed how
 	# shellcheck disable=SC2086	# one word per event
 	trace_on $events
 	reads0=$(reads_now)
@@ -242,8 +242,10 @@ one_round() {
 		after=$(awk -F: -v b="$late" '$1 + 0 > b + 0' "/tmp/trace.$r")
 		d=$(grep -c 'xprtrdma_disconnect:' <<<"$after")
 		disconnects=$((disconnects + d))
+		how="(no trace of its receive) was sent"
+		[ -z "$seen" ] || how=received
 		log "round $r: task $task, MR $mr, rkey $h: registered again $again times;" \
-			"when the client ${seen:+received}${seen:-(no trace of its receive) was sent} the late reply" \
+			"when the client $how the late reply" \
 			"${state:-not seen} under ${key:-?}" \
 			"(map: registered for a newer RPC; localinv, reminv, unmap: free);" \
 			"that RPC answered after it: $exposed"
