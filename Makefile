@@ -34,7 +34,8 @@
 #   make fstests    fstests over NFS/RDMA in one guest (VERS=3|4.1|4.2,
 #                   TRANSPORT=rxe|siw, KERNEL=ours|base, GROUP=quick,
 #                   quick+rw (in both) or a list of tests,
-#                   FSTESTS_BUDGET=seconds): resumes where the last run of
+#                   FSTESTS_BUDGET=seconds, FSTESTS_PER_TEST=seconds,
+#                   FSTESTS_RETRY_HANGS=1): resumes where the last run of
 #                   the same code stopped, on this machine or, through the
 #                   record it keeps in data/fstests/records/, another;
 #                   checks the failures against data/fstests/expunges/
@@ -163,6 +164,8 @@ fstests: $(if $(filter base,$(KERNEL)),build-base,build)
 	@$(H)/fstests.sh run --vers $(VERS) --transport $(TRANSPORT) --kernel $(KERNEL) \
 		$(if $(findstring /,$(GROUP)),--tests "$(GROUP)",--group $(GROUP)) \
 		$(if $(FSTESTS_BUDGET),--budget $(FSTESTS_BUDGET)) \
+		$(if $(FSTESTS_PER_TEST),--per-test $(FSTESTS_PER_TEST)) \
+		$(if $(FSTESTS_RETRY_HANGS),--retry-hangs) \
 		--results-file $(FSTESTS_KTAP)
 
 bench: build-base
@@ -243,6 +246,8 @@ help:
 	@echo "                     base, a group (quick; quick+rw: in both) or a list of tests"
 	@echo "                     (\"generic/001 generic/013\")"
 	@echo "  FSTESTS_BUDGET     make fstests: seconds after which no guest starts more tests"
+	@echo "  FSTESTS_PER_TEST   make fstests: seconds without a result after which a test is a hang (1800)"
+	@echo "  FSTESTS_RETRY_HANGS make fstests: 1 runs the recorded hangs once more
 	@echo "  FSTESTS_SRC        fstests' source, a checkout or tarball (default: the snapshot in"
 	@echo "                     ../shared/third-party, else a clone of upstream)"
 	@echo "  FSTESTS_SMOKE      check's fstests stage: its tests (default: the base's, data/bases/BASE)"

@@ -9,7 +9,8 @@
 #   fstests.sh build
 #   fstests.sh run [--vers 3|4.1|4.2] [--transport rxe|siw] [--kernel ours|base|dkms]
 #                  [--group GROUP | --tests "TEST..."] [--budget SEC]
-#                  [--per-test SEC] [--record DIR] [--results-file FILE]
+#                  [--per-test SEC] [--retry-hangs] [--record DIR] [--results-file FILE]
+#   fstests.sh merge FILE...
 #
 # source: where fstests comes from, in this order: FSTESTS_SRC (a
 # checkout or a tarball); ../shared/third-party/xfstests-*.tar.xz beside
@@ -44,7 +45,12 @@
 # booted until every test has a result or --budget seconds (default: no
 # limit) are spent; a guest in which a test hangs (no result for
 # --per-test seconds, default 1800) stops and the next one goes on after
-# that test.  One progress line per test on stderr.
+# that test.  A test recorded as hung is not run again unless
+# --retry-hangs is given: then it runs once more in this run, and a
+# result it gives takes the hang's place in the record, which keeps the
+# hang as that result's note ("after a hang: REASON").
+# merge: the record made of FILEs (merge's rule, what run records): a
+# test's first line, or its first line that is not a hang, noted so.  One progress line per test on stderr.
 # Results: KTAP on stdout (and appended to FILE), one block "fstests
 # KERNEL nfsVERS TRANSPORT" with one result per test: pass, fail
 # (fstests' reason), a skip for "not run" (fstests' reason) and for a
@@ -62,7 +68,7 @@ check_inject
 
 FSTESTS_GIT=${FSTESTS_GIT:-https://git.kernel.org/pub/scm/fs/xfs/xfstests-dev.git}
 
-usage() { sed -n '9,13p' "$0" | sed 's/^#   //'; }
+usage() { sed -n '8,13p' "$0" | sed 's/^#   //'; }
 
 # fstests_source: FSTESTS_SRC, the shared snapshot, or a fresh clone
 fstests_source() {
@@ -170,6 +176,29 @@ code_id() {
 	[ "${PIPESTATUS[0]}" = 0 ]
 }
 
+# merge_results: lines "TEST RESULT SECONDS REASON" on stdin, one per
+# test out, in the order tests first appear: a test's first line that
+# is not a hang, else its first line.  A result that replaces a hang
+# keeps it in its reason ("after a hang: REASON"), once, so that a
+# record merged again, or read back from the ledger, says it the same
+merge_results() {
+	awk '
+	!($1 in line) { order[++n] = $1 }
+	$2 == "hang" { if (!($1 in hung)) hung[$1] = $0; if (!($1 in line)) line[$1] = $0; next }
+	!($1 in done) { done[$1] = 1; line[$1] = $0 }
+	END {
+		for (i = 1; i <= n; i++) {
+			t = order[i]; l = line[t]
+			if ((t in done) && (t in hung) && l !~ /after a hang: /) {
+				r = hung[t]
+				sub(/^[^ ]+ +[^ ]+ +[^ ]+ */, "", r)
+				l = l " (after a hang: " r ")"
+			}
+			print l
+		}
+	}'
+}
+
 # whole_lines FILE...: the FILEs' lines but a last one that is still
 # being written (no newline yet); FILEs that do not exist are left out
 whole_lines() {
@@ -185,7 +214,7 @@ whole_lines() {
 }
 
 cmd_run() {
-	local vers=4.2 transport=rxe kernel=ours group=quick tests="" budget=0 per_test=1800 file="" dir=""
+	local vers=4.2 transport=rxe kernel=ours group=quick tests="" budget=0 per_test=1800 file="" dir="" retry_hangs=0
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--vers) vers=$2; shift 2 ;;
@@ -195,6 +224,7 @@ cmd_run() {
 		--tests) tests=$2; shift 2 ;;
 		--budget) budget=$2; shift 2 ;;
 		--per-test) per_test=$2; shift 2 ;;
+		--retry-hangs) retry_hangs=1; shift ;;
 		--record) dir=$2; shift 2 ;;
 		--results-file) file=$2; shift 2 ;;
 		*) usage >&2; die "unknown argument $1" ;;
@@ -261,7 +291,7 @@ cmd_run() {
 	record() {
 		local tmp=$state.$BASHPID
 		whole_lines "$dir"/boot-*/results.txt "$dir/host.txt" "$ledger" |
-			awk '!seen[$1]++' >"$tmp" && mv "$tmp" "$state"
+			merge_results >"$tmp" && mv "$tmp" "$state"
 		[ "$ledger" = /dev/null ] || [ ! -s "$state" ] || {
 			mkdir -p "${ledger%/*}" && cp "$state" "$ledger.$BASHPID" &&
 				mv "$ledger.$BASHPID" "$ledger"
@@ -271,11 +301,20 @@ cmd_run() {
 	msg "$name: ${#list[@]} tests of fstests $(basename "$fst"), results in $dir$([ "$ledger" = /dev/null ] || echo " and $ledger")"
 
 	local start=$SECONDS t boot rc todo done_n left gt syncer
-	local -A have
+	local -A have again retried
 	while :; do
-		have=()
+		have=() again=()
 		record
-		while read -r t _; do have[$t]=1; done <"$state"
+		# a hang asked to run again (--retry-hangs) runs in this run's
+		# first guest that reaches it, and only there
+		while read -r t res _; do
+			if [ "$res" = hang ] && [ "$retry_hangs" = 1 ] && [ -z "${retried[$t]:-}" ]; then
+				again[$t]=1
+			else
+				have[$t]=1
+			fi
+		done <"$state"
+		for t in "${!again[@]}"; do retried[$t]=1; done
 		todo=$dir/todo
 		: >"$todo"
 		for t in "${list[@]}"; do [ -n "${have[$t]:-}" ] || echo "$t" >>"$todo"; done
@@ -353,6 +392,7 @@ case "${1:-}" in
 source) fstests_source ;;
 build) fstests_build ;;
 run) shift; cmd_run "$@" ;;
+merge) shift; whole_lines "$@" | merge_results ;;
 -h | --help) usage ;;
 *) usage >&2; exit 2 ;;
 esac

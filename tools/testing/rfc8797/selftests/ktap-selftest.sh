@@ -234,6 +234,17 @@ printf 'generic/001 # NFS semantics: no such thing\n# generic/002 # a comment\nb
 expect "ktap_list_reason: a listed key, a commented one, an absent one" \
 	"NFS semantics: no such thing||reason two||" \
 	"$(for k in generic/001 generic/002 blk/t2 generic/003; do ktap_list_reason "$tmp/known.txt" "$k"; echo "|"; done | paste -sd'\0')"
+# fstests' record (fstests.sh merge): a test's first line, or its first
+# that is not a hang, which then keeps the hang as its note, once
+printf 'generic/001 pass 10\ngeneric/615 hang 1800 no result after 1800 s\ngeneric/003 hang 1800 no result after 1800 s\n' >"$tmp/rec1"
+printf 'generic/615 pass 900\ngeneric/001 fail 3 broke\ngeneric/003 hang 0 the guest ended in it\n' >"$tmp/rec2"
+want='generic/001 pass 10|generic/615 pass 900 (after a hang: no result after 1800 s)|generic/003 hang 1800 no result after 1800 s'
+expect "fstests merge: first result kept, a hang replaced by a later result and noted" "$want" \
+	"$("$RFC_HARNESS/fstests.sh" merge "$tmp/rec1" "$tmp/rec2" | paste -sd'|')"
+"$RFC_HARNESS/fstests.sh" merge "$tmp/rec1" "$tmp/rec2" >"$tmp/ledger"
+expect "fstests merge: the ledger read back, before or after the guests', gives the same record" "$want|$want" \
+	"$("$RFC_HARNESS/fstests.sh" merge "$tmp/rec1" "$tmp/ledger" | paste -sd'|')|$(
+		"$RFC_HARNESS/fstests.sh" merge "$tmp/ledger" "$tmp/rec1" "$tmp/rec2" | paste -sd'|')"
 f=$tmp/listed.ktap
 fixture "$f" listed 'ktap_begin listed
 ktap_test_listed a "" ""
