@@ -49,8 +49,9 @@
 # --retry-hangs is given: then it runs once more in this run, and a
 # result it gives takes the hang's place in the record, which keeps the
 # hang as that result's note ("after a hang: REASON").
-# merge: the record made of FILEs (merge's rule, what run records): a
-# test's first line, or its first line that is not a hang, noted so.  One progress line per test on stderr.
+# One progress line per test on stderr.
+# merge: the record made of FILEs, by the rule run records with: a
+# test's first line, or its first line that is not a hang, noted so.
 # Results: KTAP on stdout (and appended to FILE), one block "fstests
 # KERNEL nfsVERS TRANSPORT" with one result per test: pass, fail
 # (fstests' reason), a skip for "not run" (fstests' reason) and for a
@@ -180,7 +181,7 @@ code_id() {
 # test out, in the order tests first appear: a test's first line that
 # is not a hang, else its first line.  A result that replaces a hang
 # keeps it in its reason ("after a hang: REASON"), once, so that a
-# record merged again, or read back from the ledger, says it the same
+# record merged again, or read back from the ledger, says it the same.
 merge_results() {
 	awk '
 	!($1 in line) { order[++n] = $1 }
