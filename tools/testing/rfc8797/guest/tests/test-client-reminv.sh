@@ -37,12 +37,13 @@ for v in "${vers[@]}"; do
 		# an empty one would count as 0 and pass the R=0 cases
 		li0=$(mstat $mnt local_inv) && s0=$(mstat $mnt sends) && ri0=$(mstat $mnt reminv) ||
 			{ fail "$t-counters" "no rdma xprt line for $mnt"; umount_nfs "$mnt"; continue; }
-		got=""
+		got="" why=""
 		for bs in 4k 16k 64k 16k 4k; do
-			got=$(file_sum "$mnt/f-$t" $bs)
+			got=$(file_sum "$mnt/f-$t" $bs) || why="the O_DIRECT read ($bs) failed or took over 120 s"
 			[ "$got" = "$want" ] || break
 		done
-		[ -n "$got" ] && [ "$got" = "$want" ] && pass "$t-checksum" || fail "$t-checksum" "O_DIRECT read differs"
+		[ -n "$got" ] && [ "$got" = "$want" ] && pass "$t-checksum" ||
+			fail "$t-checksum" "${why:-the O_DIRECT read ($bs) differs}"
 		li=$(mstat $mnt local_inv) && rpcs=$(mstat $mnt sends) && ri=$(mstat $mnt reminv) ||
 			{ fail "$t-counters" "no rdma xprt line for $mnt"; umount_nfs "$mnt"; continue; }
 		li=$((li - li0)) rpcs=$((rpcs - s0)) ri=$((ri - ri0))
