@@ -247,7 +247,7 @@ help:
 	@echo "                     (\"generic/001 generic/013\")"
 	@echo "  FSTESTS_BUDGET     make fstests: seconds after which no guest starts more tests"
 	@echo "  FSTESTS_PER_TEST   make fstests: seconds without a result after which a test is a hang (1800)"
-	@echo "  FSTESTS_RETRY_HANGS make fstests: 1 runs the recorded hangs once more
+	@echo "  FSTESTS_RETRY_HANGS make fstests: 1 runs the recorded hangs once more"
 	@echo "  FSTESTS_SRC        fstests' source, a checkout or tarball (default: the snapshot in"
 	@echo "                     ../shared/third-party, else a clone of upstream)"
 	@echo "  FSTESTS_SMOKE      check's fstests stage: its tests (default: the base's, data/bases/BASE)"

@@ -357,6 +357,9 @@ expect "kernels: dkms boots stock's image, with its own modules" \
 	"$(kernel_info dkms && echo "$K_IMAGE $K_INITRD|$K_MODULES")"
 expect "kernels: an image path boots as ours" "yes no" \
 	"$(kernel_is /x/bzImage rpcrdma=ours && echo yes) $(kernel_is /x/bzImage debian=yes || echo no)"
+# make help is shell echo lines: one unbalanced quote breaks it all
+expect "make help runs to its end" 0 \
+	"$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$RFC_TOP" help >/dev/null 2>&1; echo $?)"
 expect "bases: make check's default CHECK_BASES is the files'" "mainline 6.12 third" \
 	"$(env -u RFC8797_BASE -u CHECK_BASES -u MAKEFLAGS -u MFLAGS -u MAKELEVEL RFC8797_BASES_DIR="$tmp/bases" make -s -C "$RFC_TOP" -n check | sed -n 's/^for b in \(.*\); do.*/\1/p')"
 ktap_finished
