@@ -302,20 +302,19 @@ cmd_run() {
 	msg "$name: ${#list[@]} tests of fstests $(basename "$fst"), results in $dir$([ "$ledger" = /dev/null ] || echo " and $ledger")"
 
 	local start=$SECONDS t boot rc todo done_n left gt syncer
-	local -A have again retried
+	local -A have retried
 	while :; do
-		have=() again=()
+		have=()
 		record
 		# a hang asked to run again (--retry-hangs) runs in this run's
 		# first guest that reaches it, and only there
 		while read -r t res _; do
 			if [ "$res" = hang ] && [ "$retry_hangs" = 1 ] && [ -z "${retried[$t]:-}" ]; then
-				again[$t]=1
+				retried[$t]=1
 			else
 				have[$t]=1
 			fi
 		done <"$state"
-		for t in "${!again[@]}"; do retried[$t]=1; done
 		todo=$dir/todo
 		: >"$todo"
 		for t in "${list[@]}"; do [ -n "${have[$t]:-}" ] || echo "$t" >>"$todo"; done
