@@ -21,7 +21,8 @@
 #                   exercisers and 50 forced disconnects on a sanitizer
 #                   kernel (KASAN, UBSAN, lockdep, kmemleak, DEBUG_LIST),
 #                   then e2e and the parallel exercisers on a data-race
-#                   one (KCSAN), two vCPUs with a thread each
+#                   one (KCSAN), two vCPUs with a thread each;
+#                   DEBUG_KERNELS=debug or kcsan: one of the two
 #   make kunit      run the KUnit suites only
 #   make kunit-upstream  the same suites the upstream way:
 #                   kunit.py run --arch=x86_64 --kunitconfig=net/sunrpc/xprtrdma
@@ -83,8 +84,16 @@ CHECK_BASES ?= $(if $(BASE_SET),$(BASE),$(shell bash -c '. $(H)/lib.sh && base_n
 # RFC8797_CACHE is the cache directory itself, as in lib.sh
 CACHE ?= $(or $(RFC8797_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rfc8797)
 FUZZ_SECONDS ?= 600
-# the e2e tests of check-debug's KCSAN kernel
+# check-debug's kernels, either alone (each half takes hours here): debug
+# (KASAN, UBSAN, lockdep, kmemleak) runs DEBUG_STAGES, kcsan KCSAN_STAGES
+# with the e2e tests of KCSAN_E2E_TESTS
+DEBUG_KERNELS ?= debug kcsan
+DEBUG_STAGES ?= kunit kunit_upstream hostile sendqueue e2e parallel storm
+KCSAN_STAGES ?= e2e parallel
 KCSAN_E2E_TESTS ?= agree client-reconnect client-reminv server-remote-inv
+ifneq ($(filter-out debug kcsan,$(DEBUG_KERNELS)),)
+$(error DEBUG_KERNELS: "$(filter-out debug kcsan,$(DEBUG_KERNELS))" is not debug or kcsan)
+endif
 export RFC8797_CACHE := $(CACHE)
 
 .PHONY: docs all demo deps tree build build-base build-debug check check-debug kunit kunit-upstream interop nfstest fstests bench wireshark wireshark-check wireshark-live bisect-check refresh export fuzz shell dkms help
@@ -117,8 +126,9 @@ build-base: build
 	@$(H)/tree.sh base >/dev/null
 
 build-debug: tree
-	@$(H)/build.sh --variant debug $(H)/data/debug.config >/dev/null
-	@$(H)/build.sh --variant kcsan $(H)/data/kcsan.config >/dev/null
+	@for k in $(DEBUG_KERNELS); do \
+		$(H)/build.sh --variant $$k $(H)/data/$$k.config >/dev/null || exit 1; \
+	done
 
 # KCSAN cannot share a kernel with KASAN: its own kernel, whose vCPUs
 # run in parallel (a TCG thread each); both runs go on when one fails.
@@ -126,12 +136,16 @@ build-debug: tree
 # of their 2000 operations on the KCSAN kernel (run 20261130-013558-441);
 # on the KASAN kernel six of eight finished 500 and two reached 450
 check-debug: build-debug
-	@RFC8797_KERNEL=debug E2E_TIMEOUT=3600 STORM_DISCONNECTS=50 HOSTILE_TABLE=full \
+	@s=0; \
+	if [ -n "$(filter debug,$(DEBUG_KERNELS))" ]; then \
+		RFC8797_KERNEL=debug E2E_TIMEOUT=3600 STORM_DISCONNECTS=50 HOSTILE_TABLE=full \
 		PARALLEL_ARGS="--ops 500 --limit 1200" \
-		E2E_TESTS="agree client-reminv server-remote-inv" $(H)/check.sh kunit kunit_upstream hostile sendqueue e2e parallel storm; \
-	s=$$?; \
-	RFC8797_KERNEL=kcsan RFC8797_TCG_THREAD=multi E2E_TIMEOUT=3600 PARALLEL_ARGS="--limit 1200" \
-		E2E_TESTS="$(KCSAN_E2E_TESTS)" $(H)/check.sh e2e parallel || exit 1; \
+		E2E_TESTS="agree client-reminv server-remote-inv" $(H)/check.sh $(DEBUG_STAGES) || s=1; \
+	fi; \
+	if [ -n "$(filter kcsan,$(DEBUG_KERNELS))" ]; then \
+		RFC8797_KERNEL=kcsan RFC8797_TCG_THREAD=multi E2E_TIMEOUT=3600 PARALLEL_ARGS="--limit 1200" \
+		E2E_TESTS="$(KCSAN_E2E_TESTS)" $(H)/check.sh $(KCSAN_STAGES) || s=1; \
+	fi; \
 	exit $$s
 
 # README.md's generated blocks written again from data/bases/ (check.sh's
@@ -220,6 +234,10 @@ help:
 	@echo "  E2E_TIMEOUT        time limit of each e2e guest, seconds (default 900)"
 	@echo "  HOSTILE_TABLE      full: the whole hostile table (default: quick, its quick subset)"
 	@echo "  STORM_DISCONNECTS  forced disconnects of the storm stage (default 5)"
+	@echo "  DEBUG_KERNELS      make check-debug, build-debug: these kernels only (default: debug kcsan)"
+	@echo "  DEBUG_STAGES, KCSAN_STAGES  make check-debug: the stages on the debug and the KCSAN kernel"
+	@echo "                     (defaults: \"$(DEBUG_STAGES)\"; \"$(KCSAN_STAGES)\")"
+	@echo "  KCSAN_E2E_TESTS    make check-debug: the KCSAN kernel's e2e tests (default: $(KCSAN_E2E_TESTS))"
 	@echo "  PARALLEL_TRANSPORTS, STORM_TRANSPORTS"
 	@echo "                     transports of the parallel and storm stages (default: rxe)"
 	@echo "  INTEROP_CELLS      make interop: only the cells whose name matches this regex"

@@ -362,4 +362,27 @@ expect "make help runs to its end" 0 \
 	"$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$RFC_TOP" help >/dev/null 2>&1; echo $?)"
 expect "bases: make check's default CHECK_BASES is the files'" "mainline 6.12 third" \
 	"$(env -u RFC8797_BASE -u CHECK_BASES -u MAKEFLAGS -u MFLAGS -u MAKELEVEL RFC8797_BASES_DIR="$tmp/bases" make -s -C "$RFC_TOP" -n check | sed -n 's/^for b in \(.*\); do.*/\1/p')"
+# make check-debug with stub scripts: DEBUG_KERNELS picks the kernels
+# built and run, and a red debug half does not keep the KCSAN one from
+# running but does fail the target
+stub=$tmp/debug-stub
+mkdir -p "$stub"
+for f in deps tree build check; do
+	printf '#!/bin/bash\necho "%s ${RFC8797_KERNEL:-} $*" >>"%s/log"\n%s\n' \
+		"$f" "$stub" '[ "$0 ${RFC8797_KERNEL:-}" != "${0%/*}/check.sh debug" ] || exit 1' \
+		>"$stub/$f.sh"
+	chmod +x "$stub/$f.sh"
+done
+debug_make() {
+	rm -f "$stub/log"
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$RFC_TOP" H="$stub" check-debug "$@" \
+		>/dev/null 2>&1
+	echo "$? $(sed "s|$stub/||g" "$stub/log" | tr -s ' ' | paste -sd'|')"
+}
+expect "check-debug: DEBUG_KERNELS=kcsan builds and runs the KCSAN kernel alone" \
+	"0 deps |tree prepare|build --variant kcsan data/kcsan.config|check kcsan e2e parallel" \
+	"$(debug_make DEBUG_KERNELS=kcsan)"
+expect "check-debug: a red debug half fails the target after the KCSAN half ran" \
+	"2 deps |tree prepare|build --variant debug data/debug.config|build --variant kcsan data/kcsan.config|check debug e2e|check kcsan parallel" \
+	"$(debug_make DEBUG_STAGES=e2e KCSAN_STAGES=parallel)"
 ktap_finished
