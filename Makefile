@@ -84,16 +84,22 @@ CHECK_BASES ?= $(if $(BASE_SET),$(BASE),$(shell bash -c '. $(H)/lib.sh && base_n
 # RFC8797_CACHE is the cache directory itself, as in lib.sh
 CACHE ?= $(or $(RFC8797_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rfc8797)
 FUZZ_SECONDS ?= 600
-# check-debug's kernels, either alone (each half takes hours here): debug
-# (KASAN, UBSAN, lockdep, kmemleak) runs DEBUG_STAGES, kcsan KCSAN_STAGES
-# with the e2e tests of KCSAN_E2E_TESTS
+# check-debug's kernels, either alone: debug (KASAN, UBSAN, lockdep,
+# kmemleak) runs DEBUG_STAGES with the e2e tests of DEBUG_E2E_TESTS,
+# kcsan KCSAN_STAGES with those of KCSAN_E2E_TESTS
 DEBUG_KERNELS ?= debug kcsan
 DEBUG_STAGES ?= kunit kunit_upstream hostile sendqueue e2e parallel storm
+DEBUG_E2E_TESTS ?= agree client-reminv server-remote-inv
 KCSAN_STAGES ?= e2e parallel
 KCSAN_E2E_TESTS ?= agree client-reconnect client-reminv server-remote-inv
-ifneq ($(filter-out debug kcsan,$(DEBUG_KERNELS)),)
-$(error DEBUG_KERNELS: "$(filter-out debug kcsan,$(DEBUG_KERNELS))" is not debug or kcsan)
-endif
+# build-debug's first check: a kernel named in DEBUG_KERNELS that is not
+# one of the two, no kernel at all, or a chosen kernel without a stage
+# (check.sh without one runs every stage of make check)
+debug_vars_check = $(strip \
+	$(if $(filter-out debug kcsan,$(DEBUG_KERNELS)),$(error DEBUG_KERNELS: "$(filter-out debug kcsan,$(DEBUG_KERNELS))" is not debug or kcsan)) \
+	$(if $(strip $(DEBUG_KERNELS)),,$(error DEBUG_KERNELS is empty)) \
+	$(if $(and $(filter debug,$(DEBUG_KERNELS)),$(if $(strip $(DEBUG_STAGES)),,x)),$(error DEBUG_STAGES is empty)) \
+	$(if $(and $(filter kcsan,$(DEBUG_KERNELS)),$(if $(strip $(KCSAN_STAGES)),,x)),$(error KCSAN_STAGES is empty)))
 export RFC8797_CACHE := $(CACHE)
 
 .PHONY: docs all demo deps tree build build-base build-debug check check-debug kunit kunit-upstream interop nfstest fstests bench wireshark wireshark-check wireshark-live bisect-check refresh export fuzz shell dkms help
@@ -126,7 +132,7 @@ build-base: build
 	@$(H)/tree.sh base >/dev/null
 
 build-debug: tree
-	@for k in $(DEBUG_KERNELS); do \
+	@$(debug_vars_check)for k in $(DEBUG_KERNELS); do \
 		$(H)/build.sh --variant $$k $(H)/data/$$k.config >/dev/null || exit 1; \
 	done
 
@@ -140,7 +146,7 @@ check-debug: build-debug
 	if [ -n "$(filter debug,$(DEBUG_KERNELS))" ]; then \
 		RFC8797_KERNEL=debug E2E_TIMEOUT=3600 STORM_DISCONNECTS=50 HOSTILE_TABLE=full \
 		PARALLEL_ARGS="--ops 500 --limit 1200" \
-		E2E_TESTS="agree client-reminv server-remote-inv" $(H)/check.sh $(DEBUG_STAGES) || s=1; \
+		E2E_TESTS="$(DEBUG_E2E_TESTS)" $(H)/check.sh $(DEBUG_STAGES) || s=1; \
 	fi; \
 	if [ -n "$(filter kcsan,$(DEBUG_KERNELS))" ]; then \
 		RFC8797_KERNEL=kcsan RFC8797_TCG_THREAD=multi E2E_TIMEOUT=3600 PARALLEL_ARGS="--limit 1200" \
@@ -234,10 +240,14 @@ help:
 	@echo "  E2E_TIMEOUT        time limit of each e2e guest, seconds (default 900)"
 	@echo "  HOSTILE_TABLE      full: the whole hostile table (default: quick, its quick subset)"
 	@echo "  STORM_DISCONNECTS  forced disconnects of the storm stage (default 5)"
-	@echo "  DEBUG_KERNELS      make check-debug, build-debug: these kernels only (default: debug kcsan)"
-	@echo "  DEBUG_STAGES, KCSAN_STAGES  make check-debug: the stages on the debug and the KCSAN kernel"
-	@echo "                     (defaults: \"$(DEBUG_STAGES)\"; \"$(KCSAN_STAGES)\")"
-	@echo "  KCSAN_E2E_TESTS    make check-debug: the KCSAN kernel's e2e tests (default: $(KCSAN_E2E_TESTS))"
+	@echo "  DEBUG_KERNELS      make check-debug, build-debug: these kernels only, debug (KASAN,"
+	@echo "                     lockdep, kmemleak) or kcsan or both (default: $(DEBUG_KERNELS))"
+	@echo "  DEBUG_STAGES       make check-debug: the debug kernel's stages, not empty (default:"
+	@echo "                     $(DEBUG_STAGES))"
+	@echo "  KCSAN_STAGES       make check-debug: the KCSAN kernel's stages (default: $(KCSAN_STAGES))"
+	@echo "  DEBUG_E2E_TESTS, KCSAN_E2E_TESTS  make check-debug: each kernel's e2e tests"
+	@echo "                     (defaults: $(DEBUG_E2E_TESTS);"
+	@echo "                     $(KCSAN_E2E_TESTS))"
 	@echo "  PARALLEL_TRANSPORTS, STORM_TRANSPORTS"
 	@echo "                     transports of the parallel and storm stages (default: rxe)"
 	@echo "  INTEROP_CELLS      make interop: only the cells whose name matches this regex"

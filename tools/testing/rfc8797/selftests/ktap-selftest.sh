@@ -375,8 +375,9 @@ for f in deps tree build check; do
 done
 debug_make() {
 	rm -f "$stub/log"
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$RFC_TOP" H="$stub" check-debug "$@" \
-		>/dev/null 2>&1
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u DEBUG_KERNELS -u DEBUG_STAGES -u KCSAN_STAGES \
+		-u DEBUG_E2E_TESTS -u KCSAN_E2E_TESTS -u RFC8797_KERNEL \
+		make -s -C "$RFC_TOP" H="$stub" check-debug "$@" >/dev/null 2>&1
 	echo "$? $(sed "s|$stub/||g" "$stub/log" | tr -s ' ' | paste -sd'|')"
 }
 expect "check-debug: DEBUG_KERNELS=kcsan builds and runs the KCSAN kernel alone" \
@@ -385,4 +386,7 @@ expect "check-debug: DEBUG_KERNELS=kcsan builds and runs the KCSAN kernel alone"
 expect "check-debug: a red debug half fails the target after the KCSAN half ran" \
 	"2 deps |tree prepare|build --variant debug data/debug.config|build --variant kcsan data/kcsan.config|check debug e2e|check kcsan parallel" \
 	"$(debug_make DEBUG_STAGES=e2e KCSAN_STAGES=parallel)"
+expect "check-debug: a kernel it does not know, or none, builds and runs nothing" \
+	"2 deps |tree prepare|2 deps |tree prepare|2 deps |tree prepare" \
+	"$(debug_make DEBUG_KERNELS="debug kasan")|$(debug_make DEBUG_KERNELS=)|$(debug_make DEBUG_KERNELS=kcsan KCSAN_STAGES=)"
 ktap_finished
