@@ -34,6 +34,11 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mkdir -p /results
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288 results /results
 
+# the kernel log, line by line from the first, kept whole in KMSG_LOG
+# (lib-results.sh) for check_dmesg and dmesg.txt: the ring buffer
+# overwrites its oldest lines and dmesg -C empties it
+stdbuf -oL dmesg --follow >"$KMSG_LOG" 2>/dev/null &
+
 name=$(cmdline_arg rfc8797.name)
 hostname "${name:-guest}"
 echo "127.0.0.1 localhost ${name:-guest}" >/etc/hosts
@@ -91,7 +96,7 @@ finish() {
 		machine_refused "$fault"
 		set -- 126
 	fi
-	dmesg >/results/dmesg.txt 2>/dev/null
+	kernel_log >/results/dmesg.txt
 	echo "$1" >/results/rc
 	sync
 	busybox reboot -f
@@ -140,6 +145,17 @@ fi
 # check_dmesg must report
 if [ "$(cmdline_arg rfc8797.inject)" = warning ]; then
 	echo "WARNING: CPU: 0 PID: 1 at injected by RFC8797_INJECT=warning" >/dev/kmsg
+fi
+# RFC8797_INJECT=log-wrap: the same WARNING, then 8192 lines (over
+# 512 KiB, twice the largest ring buffer we boot) that push it out of
+# the ring buffer, then dmesg -C: check_dmesg must still report it.
+# (One open of /dev/kmsg a line: each open may write 10 lines in 5 s.)
+if [ "$(cmdline_arg rfc8797.inject)" = log-wrap ]; then
+	echo "WARNING: CPU: 0 PID: 1 at injected by RFC8797_INJECT=log-wrap" >/dev/kmsg
+	for ((i = 0; i < 8192; i++)); do
+		echo "<6>rfc8797: RFC8797_INJECT=log-wrap pushes the WARNING out, line $i" >/dev/kmsg
+	done
+	dmesg -C
 fi
 eval "set -- $cmd"
 "$@" </dev/null

@@ -184,6 +184,28 @@ for line in "kcsan: enabled early" "kcsan: selftest: 3/3 tests passed" \
 	expect "DMESG_BAD: not a report: $line" 0 "$(bad_of "$line")"
 done
 
+# check_dmesg reads the whole log that init.sh's follower kept, not
+# the ring buffer alone: a WARNING that 8 exercisers' drop_caches lines
+# pushed out of the ring buffer (or dmesg -C cleared) still fails it,
+# and a KCSAN race seen only there is still named
+printf '%s\n' '[    0.000000] Linux version 7.3.4' '[   45.900000] BUG: KCSAN: data-race in rxe_receiver / skb_queue_tail' \
+	'[   46.000000] WARNING: CPU: 1 PID: 9 at net/sunrpc/xprtrdma/verbs.c:1' >"$tmp/kmsg.log"
+follow_fixture() {
+	fixture "$tmp/follow-$1.ktap" "follow-$1" "KMSG_LOG=$2
+dmesg() { printf '%s\\n' '[  463.574947] exerciser (755): drop_caches: 3'; }
+kernel_log >$tmp/follow-$1.log
+ktap_begin follow; check_dmesg dmesg-clean; ktap_finished" >/dev/null
+	flat "$tmp/follow-$1.ktap"
+}
+expect "check_dmesg: a WARNING gone from the ring buffer but in the follower's log fails" \
+	"not ok follow: dmesg-clean # [   46.000000] WARNING: CPU: 1 PID: 9 at net/sunrpc/xprtrdma/verbs.c:1" \
+	"$(follow_fixture gone "$tmp/kmsg.log")"
+expect "kernel_log: the follower's lines, then the ring buffer's it does not have" \
+	"4 [    0.000000] Linux version 7.3.4|[  463.574947] exerciser (755): drop_caches: 3" \
+	"$(echo "$(wc -l <"$tmp/follow-gone.log") $(sed -n '1p;$p' "$tmp/follow-gone.log" | paste -sd'|')")"
+expect "check_dmesg: without a follower, the ring buffer" "ok follow: dmesg-clean" \
+	"$(follow_fixture none "$tmp/no-such-kmsg.log")"
+
 # check_dmesg on a KCSAN kernel: a report whose race the list of
 # upstream races names is logged, any other fails
 kcsan_fixture() {
