@@ -115,7 +115,7 @@ if [ -n "$limit" ] && [ "$limit" -gt 40 ]; then
 		echo 1 >/proc/sys/kernel/sysrq
 		echo w >/proc/sysrq-trigger
 		echo l >/proc/sysrq-trigger
-		dmesg >/results/dmesg-timeout.txt 2>/dev/null
+		kernel_log >/results/dmesg-timeout.txt
 	) </dev/null >/dev/null 2>&1 &
 fi
 

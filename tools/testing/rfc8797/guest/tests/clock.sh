@@ -82,7 +82,7 @@ else
 	fail "elapsed" "no host time stamp on /results/clock-0 or clock-1"
 fi
 # a TSC that the kernel gives up on is replaced, and it says so
-if dmesg | grep -iE "(clocksource|tsc).*(unstable|skew)" >/tmp/skew; then
+if kernel_log | grep -iE "(clocksource|tsc).*(unstable|skew)" >/tmp/skew; then
 	fail "dmesg" "$(head -c 300 /tmp/skew)"
 else
 	check_dmesg "dmesg"

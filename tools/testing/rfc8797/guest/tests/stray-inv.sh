@@ -83,7 +83,7 @@ case "$TRANSPORT/$wstatus" in
 */) fail stray-inv-write "cm-peer wrote nothing to the chunk (exit $rc)" ;;
 siw/success)
 	log "the Write to the chunk completed at the sender; the reply after it: ${rstatus:-none}"
-	if dmesg | grep -q "$term"; then
+	if kernel_log | grep -q "$term"; then
 		log "the client's device answered the Write: $term"
 		pass stray-inv-write
 	else

@@ -101,7 +101,7 @@ for v in "${vers[@]}"; do
 	fi
 done
 
-if dmesg | grep -Ei 'length error|LOC_LEN|rpcrdma.*(error|fail)' >/tmp/derr; then
+if kernel_log | grep -Ei 'length error|LOC_LEN|rpcrdma.*(error|fail)' >/tmp/derr; then
 	fail srv-small-dmesg-rdma "$(head -c 400 /tmp/derr)"
 else
 	pass srv-small-dmesg-rdma
