@@ -13,7 +13,9 @@
 #   make export     the postings by tree, From: and Signed-off-by: your git identity
 #   make bisect-check  build net/sunrpc at every commit of the series (W=1;
 #                   a source tree that built cleanly before is not built again,
-#                   BISECT_REBUILD=1 builds all)
+#                   BISECT_REBUILD=1 builds all) and record the clean ones in
+#                   tools/testing/rfc8797/data/bisect/BASE.clean, committed
+#                   with the series (make check builds only what it lacks)
 #   make build      build the kernel only
 #   make build-base the pinned base without the series, same .config
 #                   (guest.sh --kernel base), to compare with upstream
@@ -166,7 +168,7 @@ kunit-upstream: tree
 	@$(H)/check.sh kunit_upstream
 
 bisect-check: build
-	@$(H)/tree.sh bisect
+	@$(H)/tree.sh bisect --record
 
 interop: build
 	@$(H)/interop-matrix.sh

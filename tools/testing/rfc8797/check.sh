@@ -301,8 +301,10 @@ stage_postings() {
 		sed -i -e '/^Fixes: /a Cc: stable@vger.kernel.org' "$f"
 		echo "# RFC8797_INJECT=postings-stable: Cc: stable in $f"
 	fi
-	# every commit built on its own (W=1), recorded by tree ID
+	# every commit built on its own (W=1), recorded by tree ID; the
+	# commits data/bisect/BASE.clean names are not built again
 	"$RFC_HARNESS/tree.sh" bisect >"$run/bisect.log" 2>&1 || true
+	grep '^# ' "$run/bisect.log" | sed 's/^# /# postings: bisect: /' | tee -a "$results"
 	python3 "$RFC_HARNESS/postings.py" check --tree "$TREE" --base-tag "$BASE_TAG" \
 		--patches "$PATCHES" --out "$dir" --bisect-trees "$CACHE/logs/bisect.trees" \
 		--work "$CACHE/src/postings" >"$ktap" 2>"$run/postings-check.log"

@@ -18,7 +18,13 @@
 #                     a warning counts as broken); a commit whose source
 #                     tree built cleanly before with the same .config,
 #                     compiler and directories is not built again
-#                     (BISECT_REBUILD=1 builds every one)
+#                     (BISECT_REBUILD=1 builds every one); the
+#                     committed record data/bisect/BASE.clean counts as
+#                     built before
+#   tree.sh bisect --record
+#                     the same, then the lines of the series' clean
+#                     commits written to data/bisect/BASE.clean (make
+#                     bisect-check), for a machine whose cache is cold
 #   tree.sh base      build the pinned base without the series, with the
 #                     test kernel's .config, in $CACHE/build/base (guest.sh
 #                     --kernel base): upstream's code with siw and our
@@ -286,9 +292,11 @@ src_at() {
 cmd_bisect() {
 	local c n=0 t bad=0 log=$CACHE/logs/bisect.log out=$CACHE/build/bisect src=$CACHE/src/bisect
 	local trees=$CACHE/logs/bisect.trees dirs tree key done=$CACHE/logs/bisect.clean
+	local record=$RFC_HARNESS/data/bisect/$RFC_BASE.clean rec line from=0
 	cmd_prepare
 	: >"$log"
 	: >"$trees.new"
+	: >"$trees.clean"
 	mkdir -p "$out"
 	[ -f "$CACHE/build/main/.config" ] ||
 		die "no configured test kernel: run 'make build' first"
@@ -303,17 +311,37 @@ cmd_bisect() {
 	# spent about three minutes here on commits that had not changed.
 	key=$( { cat "$CACHE/build/main/.config"; gcc --version | head -n 1; echo W=1; } |
 		sha256sum | cut -c1-16)
-	[ -z "${BISECT_REBUILD:-}" ] || : >"$done"
+	# The record committed with the series (data/bisect/BASE.clean,
+	# written by "make bisect-check") holds the same lines, made on
+	# another machine: a line names the whole source tree, the .config,
+	# the compiler and the directories, so it is a clean build of this
+	# commit as much as a line of this machine's own record is.  A
+	# machine with a cold cache (CI's) then builds only the commits
+	# the record does not name.
+	rec=$record
+	if [ -n "${BISECT_REBUILD:-}" ]; then
+		: >"$done"
+		rec=/dev/null
+	fi
 	for c in $(g rev-list --reverse "$BASE_TAG..work"); do
 		n=$((n + 1)) t=$SECONDS
 		tree=$(g rev-parse "$c^{tree}")
 		# net/sunrpc/ and the directory of every C file the commit
 		# touches outside it (fs/nfs/, drivers/infiniband/sw/siw/)
 		dirs=$(g diff --name-only "$c^" "$c" -- '*.c' ':!net/sunrpc/*' |
-			sed 's,/[^/]*$,/,' | sort -u | tr '\n' ' ')
-		if grep -qxF "$tree $key $dirs" "$done" 2>/dev/null; then
+			sed 's,/[^/]*$,/,' | sort -u | tr '\n' ' ' | sed 's/ $//')
+		line="$tree $key${dirs:+ $dirs}"
+		if grep -sqxF "$line" "$done"; then
 			echo "builds: $n $(g log -1 --format=%s "$c") (built cleanly before: tree ${tree:0:12})"
 			echo "$tree ok" >>"$trees.new"
+			echo "$line" >>"$trees.clean"
+			continue
+		fi
+		if grep -sqxF "$line" "$rec"; then
+			echo "builds: $n $(g log -1 --format=%s "$c") (built cleanly, says ${rec#"$RFC_TOP"/}: tree ${tree:0:12})"
+			echo "$tree ok" >>"$trees.new"
+			echo "$line" >>"$trees.clean"
+			from=$((from + 1))
 			continue
 		fi
 		git -C "$src" checkout -q "$c" 2>/dev/null || src_at "$src" "$c"
@@ -324,7 +352,8 @@ cmd_bisect() {
 			cat "$log.one" >>"$log"
 			echo "builds: $n $(g log -1 --format=%s "$c") ($((SECONDS - t)) s)"
 			echo "$tree ok" >>"$trees.new"
-			echo "$tree $key $dirs" >>"$done"
+			echo "$line" >>"$done"
+			echo "$line" >>"$trees.clean"
 		else
 			cat "$log.one" >>"$log"
 			echo "BROKEN: $n $(g log -1 --format=%s "$c") (build error or W=1 warning, see $log; $((SECONDS - t)) s)"
@@ -334,6 +363,19 @@ cmd_bisect() {
 	done
 	# what postings.py check reads: the tree each commit built
 	mv "$trees.new" "$trees"
+	echo "# $from of $n commits built cleanly by the record ${rec#"$RFC_TOP"/}, not here"
+	if [ "${1:-}" = --record ]; then
+		# the series' clean commits alone, in its order: the record
+		# follows the series as the patches do
+		mkdir -p "${record%/*}"
+		{
+			echo "# tree.sh bisect --record (make bisect-check): one line a commit of"
+			echo "# patches/$BASE_SERIES that built cleanly, \"TREE KEY DIRS\" as tree.sh bisect"
+			echo "# keys its record"
+			cat "$trees.clean"
+		} >"$record"
+		echo "# recorded: $(wc -l <"$trees.clean") of $n commits in data/bisect/$RFC_BASE.clean"
+	fi
 	return $bad
 }
 
@@ -382,7 +424,7 @@ cmd_status() {
 }
 
 case "${1:-}" in
-prepare|refresh|status|bisect) "cmd_$1" ;;
-base | export) c=$1; shift; "cmd_$c" "$@" ;;
-*) echo "usage: $0 prepare|refresh|export [DIR]|status|bisect|base [N]" >&2; exit 2 ;;
+prepare|refresh|status) "cmd_$1" ;;
+base | export | bisect) c=$1; shift; "cmd_$c" "$@" ;;
+*) echo "usage: $0 prepare|refresh|export [DIR]|status|bisect [--record]|base [N]" >&2; exit 2 ;;
 esac
