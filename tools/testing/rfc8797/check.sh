@@ -15,7 +15,9 @@
 # CHECK_BASES="mainline 6.12" (make check's default: the bases with
 # MAKE_CHECK) runs the stages on each base in turn, each in a run of its
 # own, and names its results "BASE: ..."; with no STAGE, each base runs
-# its MAKE_CHECK_STAGES (empty: CHECK_STAGES).
+# its MAKE_CHECK_STAGES (empty: CHECK_STAGES).  CHECK_LONG=1 (make
+# check-long): with no STAGE, each base runs its LONG_CHECK_STAGES, the
+# stages make check leaves out for CI's time, alone or beside others.
 # check.sh --needs-kernel [STAGE...] runs nothing: its exit status says
 # whether the base's stages need its test kernel built (make check).
 # check.sh --plan runs nothing: it prints "BASE: STAGE..." for each base
@@ -41,12 +43,21 @@ harness_env || exit 1
 
 # shellcheck disable=SC2206	# a list of words
 ALL_STAGES=($CHECK_STAGES)
+# make check-long (CHECK_LONG=1): the stages make check leaves out,
+# also for a base alone
+# shellcheck disable=SC2206	# a list of words
+[ -z "${CHECK_LONG:-}" ] || ALL_STAGES=($LONG_CHECK_STAGES)
 read -r -a bases <<<"${CHECK_BASES:-$RFC_BASE}"
 # make_check_stages BASE: the stages make check gives BASE when it runs
 # more than one base: MAKE_CHECK_STAGES of the environment, else BASE's
-# own (empty: all of its CHECK_STAGES)
+# own (empty: all of its CHECK_STAGES); with CHECK_LONG=1 (make
+# check-long) BASE's LONG_CHECK_STAGES, those make check leaves out
 make_check_stages() {
 	local st
+	if [ -n "${CHECK_LONG:-}" ]; then
+		base_value "$1" LONG_CHECK_STAGES
+		return
+	fi
 	st=$(base_value "$1" MAKE_CHECK_STAGES) || return 1
 	[[ "$BASE_FROM_ENV" != *" MAKE_CHECK_STAGES "* ]] || st=$MAKE_CHECK_STAGES
 	[ -n "$st" ] || st=$(base_value "$1" CHECK_STAGES)
@@ -82,6 +93,8 @@ if [ "${1:-}" = --plan ]; then
 		if [ $# -gt 0 ]; then
 			plan="$*"
 		elif [ ${#bases[@]} -gt 1 ]; then
+			plan=$(make_check_stages "$b") || die "CHECK_BASES: no base $b"
+		elif [ -n "${CHECK_LONG:-}" ]; then
 			plan=$(make_check_stages "$b") || die "CHECK_BASES: no base $b"
 		else
 			plan=$(base_value "$b" CHECK_STAGES) || die "CHECK_BASES: no base $b"

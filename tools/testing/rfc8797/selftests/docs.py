@@ -107,7 +107,11 @@ def block_stages():
         if not k.get("MAKE_CHECK"):
             continue
         st = k["MAKE_CHECK_STAGES"] or k["CHECK_STAGES"]
-        lines.append("- `%s`: %s" % (name, " ".join("`%s`" % s for s in st.split())))
+        line = "- `%s`: %s" % (name, " ".join("`%s`" % s for s in st.split()))
+        if k.get("LONG_CHECK_STAGES"):
+            line += "; `make check-long`: %s" % " ".join(
+                "`%s`" % s for s in k["LONG_CHECK_STAGES"].split())
+        lines.append(line)
     return "\n".join(lines)
 
 

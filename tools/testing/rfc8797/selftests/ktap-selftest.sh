@@ -21,6 +21,8 @@
 #     retry budget allows, keeps each one, and says so once per retry.
 # Prints KTAP on stdout.
 set -uo pipefail
+# (make check-long exports CHECK_LONG; the cases below set it where they mean it)
+unset CHECK_LONG
 . "$(dirname "$0")/../lib.sh"
 resolve_base || exit 1	# once, for the check.sh runs below
 tmp=$(mktemp -d)
@@ -309,6 +311,10 @@ expect "check.sh --needs-kernel: stages named, none boots ours" 1 \
 	"$(needs 6.12 6.12 dkms dkms trixie fuzz)"
 expect "check.sh --needs-kernel: 6.12's fstests and nfstest boot Debian's 6.12" 1 \
 	"$(needs 6.12 "mainline 6.12" "dkms fstests nfstest")"
+expect "check.sh --needs-kernel: make check-long builds mainline's kernel (scale)" 0 \
+	"$(CHECK_LONG=1 needs mainline "mainline 6.12")"
+expect "check.sh --needs-kernel: make check-long builds no 6.12 kernel" 1 \
+	"$(CHECK_LONG=1 needs 6.12 "mainline 6.12")"
 expect "check.sh --needs-kernel: mainline's nfstest boots ours" 0 \
 	"$(needs mainline mainline "" nfstest)"
 expect "check.sh --needs-kernel: mainline's fstests boots ours" 0 \
@@ -335,8 +341,17 @@ plan() {
 		CHECK_BASES="$2" "${@:3}" "$RFC_HARNESS/check.sh" --plan 2>&1 | paste -sd'|'
 }
 expect "check.sh --plan: make check's stages of each base, from mainline's run" \
-	"mainline: $(base_value mainline CHECK_STAGES)|6.12: dkms fstests nfstest|third: kunit" \
+	"mainline: $(base_value mainline MAKE_CHECK_STAGES)|6.12: dkms|third: kunit" \
 	"$(plan mainline "mainline 6.12 third")"
+expect "check.sh --plan: make check leaves out each base's long stages" "" \
+	"$(for b in mainline 6.12; do for s in $(base_value $b LONG_CHECK_STAGES); do
+		[ "$b/$s" = 6.12/dkms ] || [[ " $(base_value $b MAKE_CHECK_STAGES) " != *" $s "* ]] ||
+			echo "$b/$s"; done; done)"
+expect "check.sh --plan: make check-long, each base's long stages" \
+	"mainline: scale trixie|6.12: dkms fstests nfstest" \
+	"$(plan mainline "mainline 6.12" env CHECK_LONG=1)"
+expect "check.sh --plan: make check-long on one base" \
+	"6.12: dkms fstests nfstest" "$(plan 6.12 6.12 env CHECK_LONG=1)"
 expect "check.sh --plan: MAKE_CHECK_STAGES in the environment, for every base" \
 	"mainline: sparse|6.12: sparse" "$(plan mainline "mainline 6.12" env MAKE_CHECK_STAGES=sparse)"
 expect "check.sh --plan: one base runs all its stages" \
