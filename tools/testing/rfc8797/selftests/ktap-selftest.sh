@@ -426,4 +426,22 @@ expect "check-debug: a red debug half fails the target after the KCSAN half ran"
 expect "check-debug: a kernel it does not know, or none, builds and runs nothing" \
 	"2 deps |tree prepare|2 deps |tree prepare|2 deps |tree prepare" \
 	"$(debug_make DEBUG_KERNELS="debug kasan")|$(debug_make DEBUG_KERNELS=)|$(debug_make DEBUG_KERNELS=kcsan KCSAN_STAGES=)"
+# make check-long with a stub check.sh that logs CHECK_LONG: exported to
+# every check.sh call of check-long, to none of make check's
+long_stub=$tmp/long-stub
+mkdir -p "$long_stub"
+for f in deps tree build check; do
+	printf '#!/bin/bash\necho "%s ${CHECK_LONG:-no} $*" >>"%s/log"\n' "$f" "$long_stub" \
+		>"$long_stub/$f.sh"
+	chmod +x "$long_stub/$f.sh"
+done
+long_make() {
+	rm -f "$long_stub/log"
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CHECK_LONG \
+		make -s -C "$RFC_TOP" H="$long_stub" CHECK_BASES=mainline "$1" >/dev/null 2>&1
+	grep '^check ' "$long_stub/log" | tr -s ' ' | paste -sd'|'
+}
+expect "check-long: CHECK_LONG=1 reaches check.sh, make check's does not get it" \
+	"check 1 --needs-kernel|check 1 |check no --needs-kernel|check no " \
+	"$(long_make check-long)|$(long_make check)"
 ktap_finished
