@@ -16,6 +16,12 @@ src=()
 pkgs=(
 	"${src[@]}"
 	build-essential flex bison bc libelf-dev libssl-dev dwarves ccache sparse python3 python3-ply python3-git
+	# the kernel build's awk from the first build on: fstests needs
+	# gawk, and its install turns "awk" from mawk to gawk, whose
+	# cpufeaturemasks.h (arch/x86/tools/cpufeaturemasks.awk) lists the
+	# same masks in another order: every object that includes it was
+	# then built again, ccache missing (2026-12-02, 911 objects)
+	gawk
 	python3-yaml	# the kernel's YNL library (guest/conns.py: nfsd's rdma-conn-get)
 	qemu-system-x86 busybox-static cpio xz-utils kmod iproute2
 	qemu-user	# bench/insn-selftest.sh: the insn-count plugin under qemu-x86_64
