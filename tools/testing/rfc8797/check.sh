@@ -92,9 +92,7 @@ if [ "${1:-}" = --plan ]; then
 	for b in "${bases[@]}"; do
 		if [ $# -gt 0 ]; then
 			plan="$*"
-		elif [ ${#bases[@]} -gt 1 ]; then
-			plan=$(make_check_stages "$b") || die "CHECK_BASES: no base $b"
-		elif [ -n "${CHECK_LONG:-}" ]; then
+		elif [ ${#bases[@]} -gt 1 ] || [ -n "${CHECK_LONG:-}" ]; then
 			plan=$(make_check_stages "$b") || die "CHECK_BASES: no base $b"
 		else
 			plan=$(base_value "$b" CHECK_STAGES) || die "CHECK_BASES: no base $b"

@@ -292,7 +292,7 @@ src_at() {
 cmd_bisect() {
 	local c n=0 t bad=0 log=$CACHE/logs/bisect.log out=$CACHE/build/bisect src=$CACHE/src/bisect
 	local trees=$CACHE/logs/bisect.trees dirs tree key done=$CACHE/logs/bisect.clean
-	local record=$RFC_HARNESS/data/bisect/$RFC_BASE.clean rec line from=0
+	local record=$RFC_HARNESS/data/bisect/$RFC_BASE.clean rec line why from=0
 	cmd_prepare
 	: >"$log"
 	: >"$trees.new"
@@ -329,19 +329,19 @@ cmd_bisect() {
 		# net/sunrpc/ and the directory of every C file the commit
 		# touches outside it (fs/nfs/, drivers/infiniband/sw/siw/)
 		dirs=$(g diff --name-only "$c^" "$c" -- '*.c' ':!net/sunrpc/*' |
-			sed 's,/[^/]*$,/,' | sort -u | tr '\n' ' ' | sed 's/ $//')
+			sed 's,/[^/]*$,/,' | sort -u | paste -sd' ')
 		line="$tree $key${dirs:+ $dirs}"
+		why=""
 		if grep -sqxF "$line" "$done"; then
-			echo "builds: $n $(g log -1 --format=%s "$c") (built cleanly before: tree ${tree:0:12})"
-			echo "$tree ok" >>"$trees.new"
-			echo "$line" >>"$trees.clean"
-			continue
-		fi
-		if grep -sqxF "$line" "$rec"; then
-			echo "builds: $n $(g log -1 --format=%s "$c") (built cleanly, says ${rec#"$RFC_TOP"/}: tree ${tree:0:12})"
-			echo "$tree ok" >>"$trees.new"
-			echo "$line" >>"$trees.clean"
+			why="built cleanly before"
+		elif grep -sqxF "$line" "$rec"; then
+			why="built cleanly, says ${rec#"$RFC_TOP"/}"
 			from=$((from + 1))
+		fi
+		if [ -n "$why" ]; then
+			echo "builds: $n $(g log -1 --format=%s "$c") ($why: tree ${tree:0:12})"
+			echo "$tree ok" >>"$trees.new"
+			echo "$line" >>"$trees.clean"
 			continue
 		fi
 		git -C "$src" checkout -q "$c" 2>/dev/null || src_at "$src" "$c"
